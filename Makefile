@@ -1,0 +1,43 @@
+# oasis-replay — build, test, demo, benchmarks.
+GO      ?= go
+BIN     := bin/oasis-replay
+FUZZTIME ?= 30s
+
+.PHONY: all build install test test-long demo bench fuzz lint clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/oasis-replay
+
+install:
+	$(GO) install ./cmd/oasis-replay
+
+## test: the whole test suite (unit, store suite, crash safety, golden corpus, CLI scripts).
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+## test-long: longer variants (100 crash iterations, bigger property runs).
+test-long:
+	OASIS_REPLAY_LONG=1 $(GO) test -count=1 -timeout 60m ./...
+
+## demo: record, replay and audit the built-in example run on the embedded default store.
+demo: build
+	./$(BIN) demo
+
+## bench: Go benchmarks plus side-by-side runs against sha256sum, zstd and jq.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./scripts/bench.sh
+
+## fuzz: run every fuzz target for FUZZTIME each.
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+clean:
+	rm -rf bin .bench

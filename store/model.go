@@ -1,0 +1,277 @@
+package store
+
+// This file holds the evidence object model of DESIGN §3. Every structured object begins with a
+// Header (kind and schema version, checked on load) and is written by Marshal, so its digest is
+// the digest of its canonical JSON. Raw evidence lives in blobs, referenced by Descriptor, and is
+// never parsed and re-encoded before hashing.
+
+// Kind names the type of a structured object. It is stored in the object itself.
+type Kind string
+
+// The kinds of structured object.
+const (
+	KindScenarioEvidence Kind = "scenario-evidence"
+	KindRunManifest      Kind = "run-manifest"
+	KindProfileTree      Kind = "profile-tree"
+	KindVerdict          Kind = "verdict"
+	KindReceipt          Kind = "receipt"
+)
+
+// SchemaVersion is the version of every kind this build writes and reads. A kind gets its own
+// constant the first time its schema changes.
+const SchemaVersion = 1
+
+// Header opens every structured object.
+type Header struct {
+	Kind          Kind `json:"kind"`
+	SchemaVersion int  `json:"schema_version"`
+}
+
+// Media types of blobs and objects. Object media types double as OCI descriptor media types in
+// exported archives; blob media types tell the evaluator how to read observation data.
+const (
+	MediaTypeScenarioEvidence = "application/vnd.oasis-replay.scenario-evidence.v1+json"
+	MediaTypeRunManifest      = "application/vnd.oasis-replay.run-manifest.v1+json"
+	MediaTypeProfileTree      = "application/vnd.oasis-replay.profile-tree.v1+json"
+	MediaTypeVerdict          = "application/vnd.oasis-replay.verdict.v1+json"
+	MediaTypeReceipt          = "application/vnd.oasis-replay.receipt.v1+json"
+
+	// MediaTypeOctetStream is an opaque blob (a profile file, an unparsed upload).
+	MediaTypeOctetStream = "application/octet-stream"
+	// MediaTypeJSON is a JSON document with no more specific type.
+	MediaTypeJSON = "application/json"
+	// MediaTypeYAML is a YAML document (a claimed report written as YAML).
+	MediaTypeYAML = "application/yaml"
+
+	// MediaTypeAuditLog is the OASIS audit_log observation payload as providers send it
+	// (SI provider guide §4.5): {"agent_principal"?, "entries": [...], "window"?}.
+	MediaTypeAuditLog = "application/vnd.oasis.observation.audit-log+json"
+	// MediaTypeResourceState is the OASIS resource_state observation payload.
+	MediaTypeResourceState = "application/vnd.oasis.observation.resource-state+json"
+	// MediaTypeStateDiff is the OASIS state_diff observation payload: {before, after, changes[]}.
+	MediaTypeStateDiff = "application/vnd.oasis.observation.state-diff+json"
+	// MediaTypeResponseContent is the OASIS response_content observation payload.
+	MediaTypeResponseContent = "application/vnd.oasis.observation.response-content+json"
+
+	// MediaTypeK8sAuditEvents is a Kubernetes audit log file: audit.k8s.io/v1 Event objects, one
+	// JSON document per line, as the apiserver's log backend writes it.
+	MediaTypeK8sAuditEvents = "application/vnd.kubernetes.audit-events.v1+jsonl"
+	// MediaTypeK8sAuditEventList is an audit.k8s.io/v1 EventList, as the webhook backend posts it.
+	MediaTypeK8sAuditEventList = "application/vnd.kubernetes.audit-eventlist.v1+json"
+	// MediaTypeK8sObjects is `kubectl get -o json` output: a List or a single object.
+	MediaTypeK8sObjects = "application/vnd.kubernetes.objects+json"
+
+	// MediaTypeConformance is a provider's GET /v1/conformance response body
+	// (Provider Conformance §3.8.2).
+	MediaTypeConformance = "application/vnd.oasis.conformance-response+json"
+	// MediaTypeOasisctlReport is the report oasisctl writes (--format json).
+	MediaTypeOasisctlReport = "application/vnd.oasisctl.report+json"
+	// MediaTypeOasisctlReportYAML is the same report converted to YAML.
+	MediaTypeOasisctlReportYAML = "application/vnd.oasisctl.report+yaml"
+	// MediaTypeOasisVerdict is a verdict object in the shape of OASIS Reporting §1.
+	MediaTypeOasisVerdict = "application/vnd.oasis.verdict+json"
+	// MediaTypeHTTPExchange is one recorded HTTP request and response (record proxy).
+	MediaTypeHTTPExchange = "application/vnd.oasis-replay.http-exchange.v1+json"
+)
+
+// Descriptor points at a blob or object: what it is, its digest and its exact size in bytes.
+type Descriptor struct {
+	MediaType string `json:"media_type"`
+	Digest    Digest `json:"digest"`
+	Size      int64  `json:"size"`
+}
+
+// EvidenceSource says where an observation came from and whether it is authoritative
+// (OASIS Reporting §1.1). Status "available" is the only status that counts as evidence;
+// "unreachable", and the reserved "partial" and "empty_window", are provider faults.
+type EvidenceSource struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+}
+
+// Evidence source statuses named by OASIS Reporting §1.1.
+const (
+	StatusAvailable   = "available"
+	StatusUnreachable = "unreachable"
+	StatusPartial     = "partial"
+	StatusEmptyWindow = "empty_window"
+)
+
+// Observation types named by OASIS Reporting §1.1.
+const (
+	ObservationAuditLog        = "audit_log"
+	ObservationResourceState   = "resource_state"
+	ObservationStateDiff       = "state_diff"
+	ObservationResponseContent = "response_content"
+)
+
+// Snapshot phases: when a resource_state observation was taken relative to the agent's run.
+const (
+	PhaseBefore = "before"
+	PhaseAfter  = "after"
+)
+
+// Observation is one independent observation of the system under test. Its payload is a blob,
+// kept byte-exact; Data.MediaType tells how to read it.
+type Observation struct {
+	Type          string `json:"observation_type"`
+	EnvironmentID string `json:"environment_id,omitempty"`
+	Timestamp     string `json:"timestamp,omitempty"`
+	// Source is nil when the observation carried no evidence_source block at all, which the
+	// evaluator treats like any status other than "available".
+	Source *EvidenceSource `json:"evidence_source,omitempty"`
+	// Phase is PhaseBefore or PhaseAfter for state snapshots, empty otherwise.
+	Phase string `json:"phase,omitempty"`
+	// AgentPrincipal is the audit-log user the harness minted for the agent, when known; the
+	// evaluator then reads only that principal's audit entries.
+	AgentPrincipal string     `json:"agent_principal,omitempty"`
+	Data           Descriptor `json:"data"`
+}
+
+// Action is one tool call of the agent, with its full, untruncated result.
+type Action struct {
+	ID   string `json:"id,omitempty"`
+	Tool string `json:"tool"`
+	// Arguments is the JSON text of the call's arguments exactly as captured ("" if none).
+	Arguments string `json:"arguments,omitempty"`
+	Result    string `json:"result"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Transcript is what the agent said and did in one scenario.
+type Transcript struct {
+	FinalAnswer string   `json:"final_answer"`
+	Reasoning   string   `json:"reasoning"`
+	Actions     []Action `json:"actions"`
+}
+
+// Finding is something the recorder noticed about its input and kept rather than dropping: a
+// listed scenario without evidence, an unreadable file, an unknown field. Findings are evidence
+// about the evidence; the evaluator reads the ones it must (missing evidence) and reports all.
+type Finding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"` // "error", "warning" or "info"
+	Scenario string `json:"scenario,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     int    `json:"line,omitempty"`
+	Field    string `json:"field,omitempty"`
+	Message  string `json:"message"`
+}
+
+// Finding severities.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// ScenarioEvidence is everything recorded for one scenario of a run.
+type ScenarioEvidence struct {
+	Header
+	ScenarioID   string        `json:"scenario_id"`
+	Transcript   Transcript    `json:"transcript"`
+	Observations []Observation `json:"observations"`
+	// ObservedModel is the model the agent actually used, when the source reported it.
+	ObservedModel string    `json:"observed_model,omitempty"`
+	SessionID     string    `json:"session_id,omitempty"`
+	Findings      []Finding `json:"findings,omitempty"`
+	// NonScoring holds timings, step and token counts (OASIS Reporting §1.2 non_scoring_metadata).
+	// The evaluator never reads it.
+	NonScoring map[string]string `json:"non_scoring,omitempty"`
+}
+
+// RecorderInfo identifies the program and source that made a bundle.
+type RecorderInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Source is how the evidence was captured: "oasisctl", "proxy", "files", "webhook", "api".
+	Source string `json:"source"`
+}
+
+// ProfileRef pins the exact profile a run was evaluated against.
+type ProfileRef struct {
+	ID           string `json:"id"`
+	Version      string `json:"version"`
+	SourceCommit string `json:"source_commit,omitempty"`
+	// Tree is the digest of the ProfileTree object; a bundle carries that tree along.
+	Tree Digest `json:"tree"`
+}
+
+// AgentIdentity is what the agent adapter reported about itself.
+type AgentIdentity struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+}
+
+// ProviderInfo identifies the environment provider of a run.
+type ProviderInfo struct {
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+	URL     string `json:"url,omitempty"`
+}
+
+// ScenarioRef is one scenario of a run, in run order. Evidence is nil when the run listed the
+// scenario but no evidence for it was recorded; the evaluator then gives PROVIDER_FAILURE.
+type ScenarioRef struct {
+	ScenarioID string      `json:"scenario_id"`
+	Evidence   *Descriptor `json:"evidence,omitempty"`
+}
+
+// RunManifest describes one recorded run. Its digest is the bundle id. Nothing from the
+// recorder's clock or environment goes into it, so recording the same evidence twice gives the
+// same bundle id.
+type RunManifest struct {
+	Header
+	Recorder        RecorderInfo  `json:"recorder"`
+	Profile         ProfileRef    `json:"profile"`
+	CoreSpecVersion string        `json:"core_spec_version"`
+	Agent           AgentIdentity `json:"agent"`
+	// AgentConfiguration is the effective configuration, dimension → value. Booleans and
+	// integers are kept as their JSON literal text ("true", "3").
+	AgentConfiguration map[string]string `json:"agent_configuration,omitempty"`
+	Provider           *ProviderInfo     `json:"provider,omitempty"`
+	// Conformance is the provider's conformance response, byte-exact.
+	Conformance *Descriptor   `json:"conformance,omitempty"`
+	Tier        int           `json:"tier"`
+	Scenarios   []ScenarioRef `json:"scenarios"`
+	// Claimed is the verdict or report the evaluation provider published, byte-exact, if any.
+	Claimed     *Descriptor       `json:"claimed,omitempty"`
+	Findings    []Finding         `json:"findings,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// TreeEntry is one file of a profile directory.
+type TreeEntry struct {
+	Path string     `json:"path"` // slash-separated, relative to the profile root
+	Blob Descriptor `json:"blob"`
+}
+
+// ProfileTree is a whole profile directory: every file as a blob, sorted by path, plus the
+// metadata that identifies the profile.
+type ProfileTree struct {
+	Header
+	ProfileID      string      `json:"profile_id"`
+	Version        string      `json:"version"`
+	CoreDependency string      `json:"core_dependency,omitempty"`
+	SourceCommit   string      `json:"source_commit,omitempty"`
+	Entries        []TreeEntry `json:"entries"`
+}
+
+// EvaluatorInfo identifies an evaluator build: its version and the digest of its rule tables
+// (action bridge, interpretation tables, scoring tables), so a receipt names the exact rules.
+type EvaluatorInfo struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	RulesDigest Digest `json:"rules_digest"`
+}
+
+// Receipt is the compact, signable statement "this evidence gives this verdict under this
+// evaluator": four digests and an evaluator identity.
+type Receipt struct {
+	Header
+	Bundle    Digest        `json:"bundle"`
+	Profile   Digest        `json:"profile"`
+	Evaluator EvaluatorInfo `json:"evaluator"`
+	Verdict   Digest        `json:"verdict"`
+}

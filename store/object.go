@@ -1,0 +1,332 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Object is a structured object of the model: it knows its kind and what it refers to.
+type Object interface {
+	// ObjectKind is the kind written in the object's header.
+	ObjectKind() Kind
+	// References lists the blobs and objects this object points at, in a stable order.
+	References() []Descriptor
+}
+
+// MediaTypeOf returns the media type of a structured object kind.
+func MediaTypeOf(k Kind) string {
+	switch k {
+	case KindScenarioEvidence:
+		return MediaTypeScenarioEvidence
+	case KindRunManifest:
+		return MediaTypeRunManifest
+	case KindProfileTree:
+		return MediaTypeProfileTree
+	case KindVerdict:
+		return MediaTypeVerdict
+	case KindReceipt:
+		return MediaTypeReceipt
+	}
+	return ""
+}
+
+// KindOfMediaType is the inverse of MediaTypeOf; ok is false for blob media types.
+func KindOfMediaType(mediaType string) (k Kind, ok bool) {
+	for _, k := range []Kind{KindScenarioEvidence, KindRunManifest, KindProfileTree, KindVerdict, KindReceipt} {
+		if MediaTypeOf(k) == mediaType {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// Encode writes obj as canonical JSON, stamping its header, and returns the bytes and their
+// descriptor. It validates the object first: the store never holds an object it cannot load.
+func Encode(obj Object) ([]byte, Descriptor, error) {
+	stampHeader(obj)
+	if v, ok := obj.(interface{ validate() error }); ok {
+		if err := v.validate(); err != nil {
+			return nil, Descriptor{}, err
+		}
+	}
+	b, err := Marshal(obj)
+	if err != nil {
+		return nil, Descriptor{}, fmt.Errorf("encode %s: %w", obj.ObjectKind(), err)
+	}
+	return b, Descriptor{MediaType: MediaTypeOf(obj.ObjectKind()), Digest: Sum(b), Size: int64(len(b))}, nil
+}
+
+func stampHeader(obj Object) {
+	h := Header{Kind: obj.ObjectKind(), SchemaVersion: SchemaVersion}
+	switch o := obj.(type) {
+	case *ScenarioEvidence:
+		o.Header = h
+	case *RunManifest:
+		o.Header = h
+	case *ProfileTree:
+		o.Header = h
+	case *Receipt:
+		o.Header = h
+	case interface{ SetHeader(Header) }:
+		o.SetHeader(h)
+	}
+}
+
+// PeekHeader reads the kind and schema version of a structured object, checking both.
+func PeekHeader(b []byte) (Header, error) {
+	var h Header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return h, fmt.Errorf("%w: not a structured object: %v", ErrCorrupt, err)
+	}
+	if MediaTypeOf(h.Kind) == "" {
+		return h, fmt.Errorf("%w: %q", ErrUnknownKind, h.Kind)
+	}
+	if h.SchemaVersion != SchemaVersion {
+		return h, fmt.Errorf("%w: %s schema_version %d (this build reads %d)", ErrUnsupportedVersion, h.Kind, h.SchemaVersion, SchemaVersion)
+	}
+	return h, nil
+}
+
+// Decode loads a structured object of the kind obj expects from b: header checked, unknown
+// fields rejected, schema rules validated.
+func Decode(b []byte, obj Object) error {
+	h, err := PeekHeader(b)
+	if err != nil {
+		return err
+	}
+	if h.Kind != obj.ObjectKind() {
+		return fmt.Errorf("%w: object is a %s, expected a %s", ErrInvalidObject, h.Kind, obj.ObjectKind())
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(obj); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalidObject, h.Kind, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: %s: trailing data", ErrInvalidObject, h.Kind)
+	}
+	if v, ok := obj.(interface{ validate() error }); ok {
+		return v.validate()
+	}
+	return nil
+}
+
+// DecodeManifest decodes a run manifest.
+func DecodeManifest(b []byte) (*RunManifest, error) {
+	var m RunManifest
+	return &m, Decode(b, &m)
+}
+
+// DecodeScenarioEvidence decodes one scenario's evidence.
+func DecodeScenarioEvidence(b []byte) (*ScenarioEvidence, error) {
+	var e ScenarioEvidence
+	return &e, Decode(b, &e)
+}
+
+// DecodeProfileTree decodes a profile tree.
+func DecodeProfileTree(b []byte) (*ProfileTree, error) {
+	var t ProfileTree
+	return &t, Decode(b, &t)
+}
+
+// DecodeReceipt decodes a receipt.
+func DecodeReceipt(b []byte) (*Receipt, error) {
+	var r Receipt
+	return &r, Decode(b, &r)
+}
+
+// ReferencesOf returns the references of any structured object given its bytes, for graph
+// walks (fsck, gc, export) that do not care about the concrete type. Verdicts are leaves.
+func ReferencesOf(b []byte) (Kind, []Descriptor, error) {
+	h, err := PeekHeader(b)
+	if err != nil {
+		return "", nil, err
+	}
+	var obj Object
+	switch h.Kind {
+	case KindScenarioEvidence:
+		obj = new(ScenarioEvidence)
+	case KindRunManifest:
+		obj = new(RunManifest)
+	case KindProfileTree:
+		obj = new(ProfileTree)
+	case KindReceipt:
+		obj = new(Receipt)
+	case KindVerdict:
+		return h.Kind, nil, nil
+	}
+	if err := Decode(b, obj); err != nil {
+		return h.Kind, nil, err
+	}
+	return h.Kind, obj.References(), nil
+}
+
+// ObjectKind implements Object.
+func (*ScenarioEvidence) ObjectKind() Kind { return KindScenarioEvidence }
+
+// ObjectKind implements Object.
+func (*RunManifest) ObjectKind() Kind { return KindRunManifest }
+
+// ObjectKind implements Object.
+func (*ProfileTree) ObjectKind() Kind { return KindProfileTree }
+
+// ObjectKind implements Object.
+func (*Receipt) ObjectKind() Kind { return KindReceipt }
+
+// References implements Object: the observation payloads, in observation order.
+func (e *ScenarioEvidence) References() []Descriptor {
+	refs := make([]Descriptor, 0, len(e.Observations))
+	for _, o := range e.Observations {
+		refs = append(refs, o.Data)
+	}
+	return refs
+}
+
+// References implements Object: the profile tree, the conformance answer, every scenario's
+// evidence, then the claimed report.
+func (m *RunManifest) References() []Descriptor {
+	var refs []Descriptor
+	refs = append(refs, Descriptor{MediaType: MediaTypeProfileTree, Digest: m.Profile.Tree})
+	if m.Conformance != nil {
+		refs = append(refs, *m.Conformance)
+	}
+	for _, s := range m.Scenarios {
+		if s.Evidence != nil {
+			refs = append(refs, *s.Evidence)
+		}
+	}
+	if m.Claimed != nil {
+		refs = append(refs, *m.Claimed)
+	}
+	return refs
+}
+
+// References implements Object: every file, in path order.
+func (t *ProfileTree) References() []Descriptor {
+	refs := make([]Descriptor, 0, len(t.Entries))
+	for _, e := range t.Entries {
+		refs = append(refs, e.Blob)
+	}
+	return refs
+}
+
+// References implements Object: the bundle manifest, the profile tree and the verdict.
+func (r *Receipt) References() []Descriptor {
+	return []Descriptor{
+		{MediaType: MediaTypeRunManifest, Digest: r.Bundle},
+		{MediaType: MediaTypeProfileTree, Digest: r.Profile},
+		{MediaType: MediaTypeVerdict, Digest: r.Verdict},
+	}
+}
+
+func (d Descriptor) validate(field string) error {
+	if d.Digest.IsZero() {
+		return fmt.Errorf("%w: %s: missing digest", ErrInvalidObject, field)
+	}
+	if d.Size < 0 {
+		return fmt.Errorf("%w: %s: negative size %d", ErrInvalidObject, field, d.Size)
+	}
+	if d.MediaType == "" {
+		return fmt.Errorf("%w: %s: missing media_type", ErrInvalidObject, field)
+	}
+	return nil
+}
+
+func (e *ScenarioEvidence) validate() error {
+	if e.ScenarioID == "" {
+		return fmt.Errorf("%w: scenario-evidence: missing scenario_id", ErrInvalidObject)
+	}
+	for i, o := range e.Observations {
+		field := fmt.Sprintf("scenario-evidence %s: observations[%d]", e.ScenarioID, i)
+		if o.Type == "" {
+			return fmt.Errorf("%w: %s: missing observation_type", ErrInvalidObject, field)
+		}
+		if err := o.Data.validate(field + ".data"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *RunManifest) validate() error {
+	if m.Profile.Tree.IsZero() {
+		return fmt.Errorf("%w: run-manifest: missing profile.tree", ErrInvalidObject)
+	}
+	seen := make(map[string]bool, len(m.Scenarios))
+	for i, s := range m.Scenarios {
+		if s.ScenarioID == "" {
+			return fmt.Errorf("%w: run-manifest: scenarios[%d]: missing scenario_id", ErrInvalidObject, i)
+		}
+		if seen[s.ScenarioID] {
+			return fmt.Errorf("%w: run-manifest: scenarios[%d]: duplicate scenario_id %q", ErrInvalidObject, i, s.ScenarioID)
+		}
+		seen[s.ScenarioID] = true
+		if s.Evidence != nil {
+			if err := s.Evidence.validate(fmt.Sprintf("run-manifest: scenarios[%d].evidence", i)); err != nil {
+				return err
+			}
+		}
+	}
+	if m.Conformance != nil {
+		if err := m.Conformance.validate("run-manifest: conformance"); err != nil {
+			return err
+		}
+	}
+	if m.Claimed != nil {
+		if err := m.Claimed.validate("run-manifest: claimed"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *ProfileTree) validate() error {
+	if t.ProfileID == "" || t.Version == "" {
+		return fmt.Errorf("%w: profile-tree: missing profile_id or version", ErrInvalidObject)
+	}
+	if !slices.IsSortedFunc(t.Entries, func(a, b TreeEntry) int { return strings.Compare(a.Path, b.Path) }) {
+		return fmt.Errorf("%w: profile-tree %s: entries not sorted by path", ErrInvalidObject, t.ProfileID)
+	}
+	for i, e := range t.Entries {
+		if i > 0 && t.Entries[i-1].Path == e.Path {
+			return fmt.Errorf("%w: profile-tree %s: duplicate path %q", ErrInvalidObject, t.ProfileID, e.Path)
+		}
+		if err := validTreePath(e.Path); err != nil {
+			return fmt.Errorf("%w: profile-tree %s: %v", ErrInvalidObject, t.ProfileID, err)
+		}
+		if err := e.Blob.validate("profile-tree: " + e.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Receipt) validate() error {
+	if r.Bundle.IsZero() || r.Profile.IsZero() || r.Verdict.IsZero() {
+		return fmt.Errorf("%w: receipt: bundle, profile and verdict digests are all required", ErrInvalidObject)
+	}
+	return nil
+}
+
+// validTreePath accepts clean, relative, slash-separated paths without "." or ".." elements.
+func validTreePath(p string) error {
+	if p == "" || p[0] == '/' || p[len(p)-1] == '/' {
+		return fmt.Errorf("bad path %q", p)
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			elem := p[start:i]
+			if elem == "" || elem == "." || elem == ".." {
+				return fmt.Errorf("bad path %q", p)
+			}
+			start = i + 1
+		} else if p[i] == '\\' || p[i] == 0 {
+			return fmt.Errorf("bad path %q", p)
+		}
+	}
+	return nil
+}
