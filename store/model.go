@@ -124,9 +124,21 @@ type Observation struct {
 	Phase string `json:"phase,omitempty"`
 	// AgentPrincipal is the audit-log user the harness minted for the agent, when known; the
 	// evaluator then reads only that principal's audit entries.
-	AgentPrincipal string     `json:"agent_principal,omitempty"`
-	Data           Descriptor `json:"data"`
+	AgentPrincipal string `json:"agent_principal,omitempty"`
+	// Attributes are facts about the payload that it does not carry itself, such as the
+	// Kubernetes kind of a bare array of objects ("kind") or the file it was read from
+	// ("source"). Keys are lowercase; the evaluator reads only documented keys.
+	Attributes map[string]string `json:"attributes,omitempty"`
+	Data       Descriptor        `json:"data"`
 }
+
+// Observation attribute keys.
+const (
+	// AttrKind is the Kubernetes kind of objects in a payload that does not name it.
+	AttrKind = "kind"
+	// AttrSource is the path (relative to what the recorder was given) the payload came from.
+	AttrSource = "source"
+)
 
 // Action is one tool call of the agent, with its full, untruncated result.
 type Action struct {
