@@ -190,6 +190,9 @@ type ScenarioEvidence struct {
 	// NonScoring holds timings, step and token counts (OASIS Reporting §1.2 non_scoring_metadata).
 	// The evaluator never reads it.
 	NonScoring map[string]string `json:"non_scoring,omitempty"`
+	// Artifact is the source file this evidence was extracted from, byte-exact, when the
+	// recorder read one (an oasisctl evidence-<id>.json): provenance for auditors.
+	Artifact *Descriptor `json:"artifact,omitempty"`
 }
 
 // RecorderInfo identifies the program and source that made a bundle.
@@ -248,9 +251,18 @@ type RunManifest struct {
 	Tier        int           `json:"tier"`
 	Scenarios   []ScenarioRef `json:"scenarios"`
 	// Claimed is the verdict or report the evaluation provider published, byte-exact, if any.
-	Claimed     *Descriptor       `json:"claimed,omitempty"`
+	Claimed *Descriptor `json:"claimed,omitempty"`
+	// Sources are other recorded inputs kept for provenance (a run configuration, an HTTP
+	// exchange log), in the order the recorder read them.
+	Sources     []SourceFile      `json:"sources,omitempty"`
 	Findings    []Finding         `json:"findings,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// SourceFile is an input file the recorder kept byte-exact.
+type SourceFile struct {
+	Path string     `json:"path"` // as given to the recorder, relative where possible
+	Blob Descriptor `json:"blob"`
 }
 
 // TreeEntry is one file of a profile directory.

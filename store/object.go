@@ -176,11 +176,15 @@ func (*ProfileTree) ObjectKind() Kind { return KindProfileTree }
 // ObjectKind implements Object.
 func (*Receipt) ObjectKind() Kind { return KindReceipt }
 
-// References implements Object: the observation payloads, in observation order.
+// References implements Object: the observation payloads, in observation order, then the
+// source artifact.
 func (e *ScenarioEvidence) References() []Descriptor {
-	refs := make([]Descriptor, 0, len(e.Observations))
+	refs := make([]Descriptor, 0, len(e.Observations)+1)
 	for _, o := range e.Observations {
 		refs = append(refs, o.Data)
+	}
+	if e.Artifact != nil {
+		refs = append(refs, *e.Artifact)
 	}
 	return refs
 }
@@ -200,6 +204,9 @@ func (m *RunManifest) References() []Descriptor {
 	}
 	if m.Claimed != nil {
 		refs = append(refs, *m.Claimed)
+	}
+	for _, src := range m.Sources {
+		refs = append(refs, src.Blob)
 	}
 	return refs
 }
@@ -248,6 +255,9 @@ func (e *ScenarioEvidence) validate() error {
 			return err
 		}
 	}
+	if e.Artifact != nil {
+		return e.Artifact.validate(fmt.Sprintf("scenario-evidence %s: artifact", e.ScenarioID))
+	}
 	return nil
 }
 
@@ -277,6 +287,11 @@ func (m *RunManifest) validate() error {
 	}
 	if m.Claimed != nil {
 		if err := m.Claimed.validate("run-manifest: claimed"); err != nil {
+			return err
+		}
+	}
+	for i, src := range m.Sources {
+		if err := src.Blob.validate(fmt.Sprintf("run-manifest: sources[%d] (%s)", i, src.Path)); err != nil {
 			return err
 		}
 	}
