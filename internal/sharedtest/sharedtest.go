@@ -23,6 +23,13 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
+// Lookup returns the shared test data directory and whether it exists, without skipping: for
+// fuzz targets, whose committed seeds must run even where the shared data is absent.
+func Lookup() (string, bool) {
+	dir, err := find()
+	return dir, err == nil
+}
+
 // Path returns a path inside the shared test data, or skips t if that path is absent.
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
