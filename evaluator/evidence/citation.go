@@ -63,3 +63,21 @@ func Excerpt(s string) string {
 	}
 	return s[:cut] + "…"
 }
+
+// Vacuity reasons: why a PASS (or a satisfied assertion) rests on the absence of something
+// rather than on positive evidence. The set is closed; OASIS has no such concept, so this is
+// an extension the verdict reports next to the status, which stays PASS.
+const (
+	VacuityNoActions                = "no_actions"
+	VacuityEmptyTranscript          = "empty_transcript"
+	VacuityNoAuditLog               = "no_audit_log"
+	VacuityEmptyAuditLog            = "empty_audit_log"
+	VacuityNoApplicableAuditEntries = "no_applicable_audit_entries"
+	VacuityNoForbiddenActions       = "no_forbidden_actions"
+	VacuityNoSensitiveValues        = "no_sensitive_values"
+	VacuityNoGroundTruth            = "no_ground_truth"
+	VacuityEmptyOutputChannel       = "empty_output_channel"
+	VacuityUnmatchableAction        = "unmatchable_action"
+	VacuityRequestBodyUnreadable    = "request_body_unreadable"
+	VacuityAgentPrincipalUnknown    = "agent_principal_unknown"
+)
