@@ -44,7 +44,7 @@ func dirFS(t testing.TB, dir string) fstest.MapFS {
 // loadSI loads the SI profile of the shared spec checkout, skipping if it is absent.
 func loadSI(t testing.TB) *Profile {
 	t.Helper()
-	p, err := LoadDir(sharedtest.SIProfile(t))
+	p, err := loadDir(sharedtest.SIProfile(t))
 	if err != nil {
 		t.Fatalf("load SI profile: %v", err)
 	}
@@ -79,3 +79,15 @@ func loadErrors(t *testing.T, fsys fs.FS) []string {
 func joinLines(lines []string) string { return strings.Join(lines, "\n") }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// loadDir loads a profile directory on disk the way package profiledir does.
+func loadDir(dir string) (*Profile, error) { return loadDirWith(dir, LoadOptions{}) }
+
+func loadDirWith(dir string, opts LoadOptions) (*Profile, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return Load(root.FS(), opts)
+}

@@ -9,7 +9,7 @@ import (
 
 func loadMinimal(t *testing.T) *Profile {
 	t.Helper()
-	p, err := LoadDir(minimalDir)
+	p, err := loadDir(minimalDir)
 	if err != nil {
 		t.Fatal(err)
 	}

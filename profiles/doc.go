@@ -6,8 +6,10 @@
 // # Concepts
 //
 // A profile directory holds Markdown documents and YAML files (Profiles §2). Load reads them
-// from an fs.FS rooted at that directory, so the same code reads a checkout on disk (LoadDir,
-// through os.Root) and a profile tree in the store (LoadTree, through TreeFS).
+// from an fs.FS rooted at that directory, so the same code reads a checkout on disk (through
+// package profiles/profiledir, which opens it with os.Root) and a profile tree in the store
+// (LoadTree, through TreeFS). This package itself never opens a file: the evaluator imports
+// it and must stay pure.
 //
 // A Scenario is one document of a multi-document file under scenarios/ (Scenarios §1), with
 // every field typed and located (file and line) down to each assertion and verification entry.

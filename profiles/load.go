@@ -2,7 +2,6 @@ package profiles
 
 import (
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -24,22 +23,6 @@ type LoadOptions struct {
 func Load(fsys fs.FS, opts LoadOptions) (*Profile, error) {
 	p, _, err := load(fsys, opts)
 	return p, err
-}
-
-// LoadDir loads the profile in a directory on disk, with no source commit. Symlinks inside
-// the directory are refused.
-func LoadDir(dir string) (*Profile, error) {
-	p, _, err := loadDir(dir, LoadOptions{})
-	return p, err
-}
-
-func loadDir(dir string, opts LoadOptions) (*Profile, *fileSet, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer root.Close()
-	return load(root.FS(), opts)
 }
 
 // load returns the profile and the bytes of its files, which Import writes to the store.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -15,13 +16,13 @@ type ImportOptions struct {
 	SourceCommit string
 }
 
-// Import loads and validates the profile in dir, then stores it: every file as a blob, the
+// Import loads and validates the profile whose directory is the root of fsys, then stores it: every file as a blob, the
 // profile tree object, and the ref store.RefProfilePrefix+<tree hex> that keeps the tree alive.
 // Nothing is written when the profile is invalid. Writes follow the store's order (blobs, then
 // the object, then Sync, then the ref), so a crash never leaves a ref to an incomplete tree.
 // The returned profile carries the Pin a run manifest records.
-func Import(ctx context.Context, s store.Store, dir string, opts ImportOptions) (*Profile, error) {
-	p, files, err := loadDir(dir, LoadOptions(opts))
+func Import(ctx context.Context, s store.Store, fsys fs.FS, opts ImportOptions) (*Profile, error) {
+	p, files, err := load(fsys, LoadOptions(opts))
 	if err != nil {
 		return nil, err
 	}

@@ -194,7 +194,7 @@ func TestImportLoadTreeRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
 			s := newMemStore()
-			imported, err := Import(ctx, s, dir(t), ImportOptions{SourceCommit: testCommit})
+			imported, err := Import(ctx, s, os.DirFS(dir(t)), ImportOptions{SourceCommit: testCommit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func TestImportLoadTreeRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			assertSameProfile(t, "import", "tree", imported, loaded)
-			fromDisk, _, err := loadDir(dir(t), LoadOptions{SourceCommit: testCommit})
+			fromDisk, err := loadDirWith(dir(t), LoadOptions{SourceCommit: testCommit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +232,7 @@ func TestImportRefusesInvalidProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newMemStore()
-	_, err := Import(t.Context(), s, dir, ImportOptions{})
+	_, err := Import(t.Context(), s, os.DirFS(dir), ImportOptions{})
 	if !errors.Is(err, ErrInvalidProfile) {
 		t.Fatalf("err = %v, want ErrInvalidProfile", err)
 	}
@@ -242,7 +242,7 @@ func TestImportRefusesInvalidProfile(t *testing.T) {
 }
 
 func TestImportRejectsShortCommit(t *testing.T) {
-	_, err := Import(t.Context(), newMemStore(), minimalDir, ImportOptions{SourceCommit: "b02891f"})
+	_, err := Import(t.Context(), newMemStore(), os.DirFS(minimalDir), ImportOptions{SourceCommit: "b02891f"})
 	if !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("err = %v, want ErrInvalidOption", err)
 	}
@@ -252,7 +252,7 @@ func TestImportRejectsShortCommit(t *testing.T) {
 func TestLoadTreeDetectsTampering(t *testing.T) {
 	ctx := t.Context()
 	s := newMemStore()
-	p, err := Import(ctx, s, minimalDir, ImportOptions{})
+	p, err := Import(ctx, s, os.DirFS(minimalDir), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestLoadTreeDetectsTampering(t *testing.T) {
 func TestTreeFS(t *testing.T) {
 	ctx := t.Context()
 	s := newMemStore()
-	p, err := Import(ctx, s, minimalDir, ImportOptions{})
+	p, err := Import(ctx, s, os.DirFS(minimalDir), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestLoadDirRefusesSymlink(t *testing.T) {
 	if err := os.Symlink("profile.md", filepath.Join(dir, "extra.md")); err != nil {
 		t.Skip("symlinks unavailable:", err)
 	}
-	_, err := LoadDir(dir)
+	_, err := loadDir(dir)
 	if !errors.Is(err, ErrUnsupportedFile) || !strings.Contains(err.Error(), "extra.md (symlink)") {
 		t.Errorf("err = %v", err)
 	}

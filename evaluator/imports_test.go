@@ -1,0 +1,100 @@
+package evaluator
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The evaluator is a pure function of its inputs (Core §3.5.4). This test lists the import
+// closure of evaluator and every evaluator/... package and checks that no package of that
+// closure outside the standard library — this module's evaluator, profiles, store and decimal
+// packages, and third-party packages such as yaml.v3 — imports anything that reaches the
+// outside world or a clock: os, net, net/http, os/exec, math/rand, math/rand/v2, crypto/rand,
+// syscall, unsafe, plugin. The evaluator's own packages may not import time at all, so no
+// clock read can hide behind it; the other module packages use time only for formatting, and
+// every module source in the closure is scanned for clock reads. The standard library's own
+// internals are not inspected (fmt imports os to print; these packages never print).
+func TestImportClosure(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available")
+	}
+	const module = "github.com/oasis-replay/oasis-replay/"
+	forbidden := []string{"os", "os/exec", "net", "net/http", "math/rand", "math/rand/v2", "crypto/rand", "syscall", "unsafe", "plugin"}
+	out, err := exec.Command(goTool, "list", "-deps", "-json=ImportPath,Dir,Imports,Standard", "./...").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	var moduleDirs []string
+	for {
+		var pkg struct {
+			ImportPath string
+			Dir        string
+			Imports    []string
+			Standard   bool
+		}
+		if err := dec.Decode(&pkg); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if pkg.Standard {
+			continue
+		}
+		ownPackage := strings.HasPrefix(pkg.ImportPath, module+"evaluator")
+		if ownPackage {
+			checked++
+		}
+		if strings.HasPrefix(pkg.ImportPath, module) {
+			moduleDirs = append(moduleDirs, pkg.Dir)
+		}
+		for _, imp := range pkg.Imports {
+			if slices.Contains(forbidden, imp) || ownPackage && imp == "time" {
+				t.Errorf("%s imports %s", pkg.ImportPath, imp)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no evaluator package listed")
+	}
+	for _, dir := range moduleDirs {
+		scanForClockReads(t, dir)
+	}
+}
+
+// scanForClockReads reports clock reads in the non-test sources of one package directory.
+func scanForClockReads(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, clock := range []string{"time.Now", "time.Since", "time.Until", "time.Tick", "time.After", "time.NewTimer", "time.NewTicker"} {
+			if strings.Contains(string(b), clock) {
+				t.Errorf("%s reads the clock (%s)", filepath.Join(dir, name), clock)
+			}
+		}
+	}
+}

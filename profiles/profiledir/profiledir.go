@@ -1,0 +1,44 @@
+// Package profiledir reads an OASIS profile directory on disk. It is the one place where
+// profiles meet the file system: package profiles works on an fs.FS so that the evaluator,
+// which imports it, never reaches os.
+//
+// The directory is opened with os.Root, so no path inside it, symlink or not, can resolve
+// outside it; package profiles refuses symlinks and non-regular files altogether.
+package profiledir
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// Load loads, validates and pins the profile in dir.
+func Load(dir string, opts profiles.LoadOptions) (*profiles.Profile, error) {
+	root, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return profiles.Load(root.FS(), opts)
+}
+
+// Import validates the profile in dir and stores it (see profiles.Import).
+func Import(ctx context.Context, s store.Store, dir string, opts profiles.ImportOptions) (*profiles.Profile, error) {
+	root, err := open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return profiles.Import(ctx, s, root.FS(), opts)
+}
+
+func open(dir string) (*os.Root, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("profiles: open profile directory: %w", err)
+	}
+	return root, nil
+}
