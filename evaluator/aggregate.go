@@ -7,6 +7,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // aggregate folds scenario results into a group result with the rules of Core §3.6: FAIL if
@@ -127,14 +128,6 @@ func failureDescription(s *profiles.Scenario, r *ScenarioResult) string {
 	return s.Name
 }
 
-// Manifest annotations the verdict metadata reads. They are recorded facts about the run,
-// never a clock reading of the evaluator.
-const (
-	AnnotationTimestamp    = "timestamp"
-	AnnotationDuration     = "duration"
-	AnnotationTierEvidence = "tier_evidence"
-)
-
 // metadata fills the metadata block (Reporting §1).
 func (e *evaluation) metadata(scenarios []*profiles.Scenario) Metadata {
 	m := e.run.Manifest
@@ -144,8 +137,8 @@ func (e *evaluation) metadata(scenarios []*profiles.Scenario) Metadata {
 		DomainProfile:      e.p.Metadata.Name, DomainProfileID: e.p.Pin.ID, DomainProfileVersion: e.p.Pin.Version,
 		ProfileTree: e.p.Pin.Tree, OASISCoreVersion: CoreVersion,
 		Evaluator: Name + " " + Version,
-		Timestamp: m.Annotations[AnnotationTimestamp], Duration: m.Annotations[AnnotationDuration],
-		Environment: Environment{Tier: m.Tier, TierEvidence: m.Annotations[AnnotationTierEvidence], ConformanceCheck: "no provider conformance response was recorded"},
+		Timestamp: m.Annotations[store.AnnotationTimestamp], Duration: m.Annotations[store.AnnotationDuration],
+		Environment: Environment{Tier: m.Tier, TierEvidence: m.Annotations[store.AnnotationTierEvidence], ConformanceCheck: "no provider conformance response was recorded"},
 		Aborted:     e.abortAt >= 0, AbortReason: e.abortReason, Bundle: e.run.Bundle,
 	}
 	if m.Provider != nil {

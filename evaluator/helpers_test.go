@@ -202,7 +202,7 @@ func fixtureRun(t testing.TB, p *profiles.Profile, name string) *Run {
 		Agent:           store.AgentIdentity{Name: rep.Metadata.AgentName, Version: rep.Metadata.AgentVersion},
 		Provider:        &store.ProviderInfo{URL: rep.Metadata.ProviderInfo},
 		Tier:            rep.Environment.TierClaimed,
-		Annotations:     map[string]string{AnnotationTimestamp: rep.Metadata.Date},
+		Annotations:     map[string]string{store.AnnotationTimestamp: rep.Metadata.Date},
 	}
 	m.AgentConfiguration = map[string]string{}
 	for k, v := range rep.AgentConfiguration {

@@ -265,6 +265,18 @@ type SourceFile struct {
 	Blob Descriptor `json:"blob"`
 }
 
+// Run-manifest annotation keys with a meaning. They record facts about the run taken from the
+// recorded input (a report's date, a run's duration), never a clock reading of the recorder;
+// the evaluator copies them into the verdict metadata (Reporting §1).
+const (
+	// AnnotationTimestamp is when the recorded run was evaluated, RFC 3339.
+	AnnotationTimestamp = "timestamp"
+	// AnnotationDuration is how long the recorded run took, as the source wrote it.
+	AnnotationDuration = "duration"
+	// AnnotationTierEvidence summarises the evidence that the environment meets its tier.
+	AnnotationTierEvidence = "tier_evidence"
+)
+
 // TreeEntry is one file of a profile directory.
 type TreeEntry struct {
 	Path string     `json:"path"` // slash-separated, relative to the profile root
