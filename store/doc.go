@@ -21,4 +21,31 @@
 //
 // This package holds no storage engine: it is pure (no files, no clock) so the evaluator may
 // import its types. The embedded default engine is store/badgerstore.
+//
+// # Refs and names
+//
+// A ref name is printable ASCII without spaces, backslashes, empty path elements or "..", at
+// most 255 bytes (ValidateRefName). Names under "bundles/", "profiles/" and "receipts/" end in
+// the 64 hex of the digest they point at; a tag ("tags/<tag>") follows the OCI image tag
+// grammar, so it survives export as an org.opencontainers.image.ref.name annotation.
+//
+// # Sealing and resolving
+//
+// Seal turns a run manifest into a bundle: it checks that the manifest's whole closure is in
+// the store, stores the manifest, syncs, and writes the bundle ref last, so the ref means
+// "complete and durable". Resolve turns a BUNDLE argument of the CLI (a digest, a unique digest
+// prefix of at least four hex characters, or a tag) into a sealed bundle's digest, reporting
+// ErrAmbiguous with every candidate rather than guessing. Reachable lists a closure in
+// dependency order, the order in which an export writes it.
+//
+// # Consistency and garbage
+//
+// Check is the store's fsck. It reads back and re-hashes every blob, chunk and object, decodes
+// every object, checks every reference (present, with the size and kind the referrer states),
+// every chunk list and every ref, and reports each inconsistency as a Problem, in a
+// deterministic order. GC removes what no ref reaches, referrers before what they refer to, so
+// that an interrupted collection leaves a consistent store. GatherStats counts entries and
+// bytes per kind and the effect of deduplication and compression. All three use only the Store
+// interface, plus optional interfaces an engine may implement (ChunkOpener, ChunkDeleter,
+// Compactor).
 package store

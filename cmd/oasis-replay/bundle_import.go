@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/store/archive"
+)
+
+func bundleImportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "import a bundle archive into the store, verifying every digest and size first",
+		ArgsUsage: "FILE",
+		Description: "Nothing becomes visible until the whole archive has verified: the bundle is sealed\n" +
+			"only at the end. An archive that fails verification exits with status 1 and leaves\n" +
+			"no bundle behind (content already written is unreferenced and removed by store gc).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "tags", Usage: "apply the tags recorded in the archive"},
+			&cli.Int64Flag{Name: "max-blob-size", Usage: "largest blob accepted, in bytes (0: default 8 GiB)"},
+			&cli.Int64Flag{Name: "max-total-size", Usage: "largest total uncompressed content, in bytes (0: default 16 GiB)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := wantArgs(c, 1); err != nil {
+				return err
+			}
+			path := c.Args().First()
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			info, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			s, err := openStore(c, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			limits := archive.DefaultLimits()
+			if n := c.Int64("max-blob-size"); n > 0 {
+				limits.MaxBlobSize = n
+			}
+			if n := c.Int64("max-total-size"); n > 0 {
+				limits.MaxTotalBytes = n
+			}
+			bar := newProgress(c.App.ErrWriter, info.Size(), "import")
+			defer bar.finish()
+			sum, err := archive.Import(c.Context, s, f, limits, archive.ImportOptions{
+				ApplyTags: c.Bool("tags"), Size: info.Size(),
+				Progress: func(p archive.Progress) { bar.set(p.Done) },
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			bar.finish()
+			fmt.Fprintf(c.App.Writer, "imported %s from %s: %d objects, %d blobs, %s of evidence\n",
+				sum.Bundle, path, sum.Objects, sum.Blobs, humanBytes(sum.ContentBytes))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+func bundleShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
+		ArgsUsage: "BUNDLE",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
+		Action: func(c *cli.Context) error {
+			if err := wantArgs(c, 1); err != nil {
+				return err
+			}
+			s, err := openStore(c, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			d, err := store.Resolve(c.Context, s, c.Args().First())
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				b, err := s.GetObject(c.Context, d)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
+				return err
+			}
+			m, err := store.LoadManifest(c.Context, s, d)
+			if err != nil {
+				return err
+			}
+			tags, err := store.BundleTags(c.Context, s, d)
+			if err != nil {
+				return err
+			}
+			printManifest(c.App.Writer, d, tags, m)
+			return nil
+		},
+	}
+}
+
+func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManifest) {
+	fmt.Fprintf(w, "bundle     %s\n", d)
+	if len(tags) > 0 {
+		fmt.Fprintf(w, "tags       %s\n", strings.Join(tags, ", "))
+	}
+	fmt.Fprintf(w, "recorded   by %s %s from %s\n", m.Recorder.Name, m.Recorder.Version, m.Recorder.Source)
+	fmt.Fprintf(w, "profile    %s %s (tree %s", m.Profile.ID, m.Profile.Version, m.Profile.Tree.Short())
+	if m.Profile.SourceCommit != "" {
+		fmt.Fprintf(w, ", commit %s", m.Profile.SourceCommit)
+	}
+	fmt.Fprintln(w, ")")
+	if m.CoreSpecVersion != "" {
+		fmt.Fprintf(w, "core spec  %s\n", m.CoreSpecVersion)
+	}
+	fmt.Fprintf(w, "agent      %s %s\n", m.Agent.Name, m.Agent.Version)
+	for _, k := range sortedKeys(m.AgentConfiguration) {
+		fmt.Fprintf(w, "  %s = %s\n", k, m.AgentConfiguration[k])
+	}
+	if m.Provider != nil {
+		fmt.Fprintf(w, "provider   %s %s %s\n", m.Provider.Name, m.Provider.Version, m.Provider.URL)
+	}
+	fmt.Fprintf(w, "tier       %d\n", m.Tier)
+	if m.Conformance != nil {
+		fmt.Fprintf(w, "conformance %s (%s)\n", m.Conformance.Digest.Short(), humanBytes(m.Conformance.Size))
+	}
+	if m.Claimed != nil {
+		fmt.Fprintf(w, "claimed    %s %s (%s)\n", m.Claimed.MediaType, m.Claimed.Digest.Short(), humanBytes(m.Claimed.Size))
+	}
+	fmt.Fprintf(w, "scenarios  %d\n", len(m.Scenarios))
+	for _, sc := range m.Scenarios {
+		if sc.Evidence == nil {
+			fmt.Fprintf(w, "  %-60s  no evidence recorded\n", sc.ScenarioID)
+			continue
+		}
+		fmt.Fprintf(w, "  %-60s  %s (%s)\n", sc.ScenarioID, sc.Evidence.Digest.Short(), humanBytes(sc.Evidence.Size))
+	}
+	for _, src := range m.Sources {
+		fmt.Fprintf(w, "source     %s %s (%s)\n", src.Path, src.Blob.Digest.Short(), humanBytes(src.Blob.Size))
+	}
+	for _, k := range sortedKeys(m.Annotations) {
+		fmt.Fprintf(w, "annotation %s = %s\n", k, m.Annotations[k])
+	}
+	if len(m.Findings) > 0 {
+		fmt.Fprintf(w, "findings   %d\n", len(m.Findings))
+		for _, f := range m.Findings {
+			fmt.Fprintf(w, "  %s\n", formatFinding(f))
+		}
+	}
+}
+
+// formatFinding renders a recorder finding as "severity code [scenario] file:line field: message".
+func formatFinding(f store.Finding) string {
+	var where []string
+	if f.Scenario != "" {
+		where = append(where, f.Scenario)
+	}
+	if f.File != "" {
+		loc := f.File
+		if f.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		where = append(where, loc)
+	}
+	if f.Field != "" {
+		where = append(where, f.Field)
+	}
+	s := fmt.Sprintf("%s %s", f.Severity, f.Code)
+	if len(where) > 0 {
+		s += " " + strings.Join(where, " ")
+	}
+	return s + ": " + f.Message
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

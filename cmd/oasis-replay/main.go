@@ -1,0 +1,78 @@
+// Command oasis-replay records the evidence of OASIS agent evaluations into content-addressed
+// bundles and replays it through a pure evaluator, so anyone can prove that the same evidence
+// yields the same verdict.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the CLI and returns the process exit status. It is the one user-facing error
+// path: every command returns an error, and exitStatus maps it to 0, 1 or 2.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		// A panic is a bug, never an answer to user input; say so briefly instead of
+		// dumping a stack trace on the user.
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "oasis-replay: internal error: %v\n", r)
+			status = exitError
+		}
+	}()
+	app := newApp(stdin, stdout, stderr)
+	err := app.Run(args)
+	return reportError(stderr, err)
+}
+
+const exitStatusHelp = `EXIT STATUS:
+   0  success: everything reproduced, verified or checked clean
+   1  mismatch or integrity failure: a verdict differs from the claim or the golden copy,
+      or stored/archived content does not match its digest
+   2  bad usage or bad input: unknown flags or commands, unreadable or malformed input,
+      unknown bundle, or any other error`
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:    "oasis-replay",
+		Usage:   "record OASIS evaluation evidence into content-addressed bundles and replay it through a pure evaluator",
+		Version: version(),
+		Description: "Flags go before positional arguments (oasis-replay bundle export -o FILE BUNDLE).\n" +
+			"BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix, or a tag.\n\n" + exitStatusHelp,
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{
+				Name:    "store",
+				Usage:   "store directory",
+				EnvVars: []string{storeEnvVar},
+				Value:   defaultStoreDir(),
+			},
+		},
+		Commands:                  commands(),
+		HideHelpCommand:           true,
+		CustomAppHelpTemplate:     cli.AppHelpTemplate,
+		EnableBashCompletion:      true,
+		ExitErrHandler:            func(*cli.Context, error) {}, // run maps errors to statuses
+		OnUsageError:              usageError,
+		UseShortOptionHandling:    true,
+		Suggest:                   true,
+		DisableSliceFlagSeparator: true,
+	}
+	return app
+}
+
+// commands lists every command, in the order --help shows them.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		bundleCommand(),
+		storeCommand(),
+	}
+}

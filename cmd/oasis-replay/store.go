@@ -1,0 +1,15 @@
+package main
+
+import "github.com/urfave/cli/v2"
+
+func storeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "store",
+		Usage: "check, collect and describe the store",
+		Subcommands: []*cli.Command{
+			storeFsckCommand(),
+			storeGCCommand(),
+			storeStatsCommand(),
+		},
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+func storeFsckCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "fsck",
+		Usage: "re-hash every blob, chunk and object and check every reference",
+		Description: "Each problem is reported with its digest (or ref) and kind. Exit status 1 when any\n" +
+			"problem is found.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the report as canonical JSON"}},
+		Action: func(c *cli.Context) error {
+			if err := wantArgs(c, 0); err != nil {
+				return err
+			}
+			s, err := openStore(c, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			report, err := store.Check(c.Context, s, store.CheckOptions{})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				if err := writeCanonical(c.App.Writer, checkJSON(report)); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range report.Problems {
+					fmt.Fprintln(c.App.Writer, p.String())
+				}
+				fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems\n",
+					report.Blobs, report.ChunkedBlobs, report.Objects, report.Chunks, report.Refs,
+					humanBytes(report.BytesChecked), len(report.Problems))
+			}
+			if !report.OK() {
+				return reported{status: exitMismatch}
+			}
+			return nil
+		},
+	}
+}
+
+type checkProblemJSON struct {
+	Digest  store.Digest `json:"digest,omitzero"`
+	Ref     string       `json:"ref,omitempty"`
+	Kind    string       `json:"kind"`
+	Message string       `json:"message"`
+}
+
+type checkReportJSON struct {
+	Blobs        int                `json:"blobs"`
+	ChunkedBlobs int                `json:"chunked_blobs"`
+	Objects      int                `json:"objects"`
+	Chunks       int                `json:"chunks"`
+	Refs         int                `json:"refs"`
+	BytesChecked int64              `json:"bytes_checked"`
+	Problems     []checkProblemJSON `json:"problems"`
+}
+
+func checkJSON(r *store.CheckReport) checkReportJSON {
+	out := checkReportJSON{Blobs: r.Blobs, ChunkedBlobs: r.ChunkedBlobs, Objects: r.Objects, Chunks: r.Chunks,
+		Refs: r.Refs, BytesChecked: r.BytesChecked, Problems: []checkProblemJSON{}}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, checkProblemJSON{Digest: p.Digest, Ref: p.Ref, Kind: fmt.Sprint(p.Kind), Message: p.Message})
+	}
+	return out
+}

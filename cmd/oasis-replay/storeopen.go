@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+)
+
+// programVersion is the version of this build of the CLI.
+const programVersion = "0.1.0"
+
+func version() string { return programVersion }
+
+// defaultStoreDir is the store used when neither --store nor OASIS_REPLAY_STORE is given:
+// $XDG_DATA_HOME/oasis-replay/store, else ~/.local/share/oasis-replay/store.
+func defaultStoreDir() string {
+	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
+		return filepath.Join(dir, "oasis-replay", "store")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "oasis-replay", "store")
+	}
+	return filepath.Join(".oasis-replay", "store")
+}
+
+// openStore opens the store named by --store for the duration of one command.
+func openStore(c *cli.Context, readOnly bool) (*badgerstore.Store, error) {
+	dir := c.String("store")
+	if dir == "" {
+		return nil, fmt.Errorf("%w: --store is empty", errBadUsage)
+	}
+	if !readOnly {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	s, err := badgerstore.Open(dir, badgerstore.Options{ReadOnly: readOnly})
+	if readOnly && errors.Is(err, badgerstore.ErrNotStore) {
+		if _, statErr := os.Stat(dir); errors.Is(statErr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no store at %s yet: record or import a bundle first, or choose one with --store or %s", dir, storeEnvVar)
+		}
+	}
+	return s, err
+}
+
+// storeEnvVar names the store directory when --store is not given.
+const storeEnvVar = "OASIS_REPLAY_STORE"

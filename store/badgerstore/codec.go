@@ -1,0 +1,73 @@
+package badgerstore
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// One encoder and one decoder serve the whole process: EncodeAll and DecodeAll are safe for
+// concurrent use and each keeps a small set of internal states, so sharing them avoids
+// allocating window buffers per call.
+var (
+	zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+		enc, err := zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(zstd.SpeedFastest),
+			zstd.WithEncoderConcurrency(0), // GOMAXPROCS states, one per core
+			// Content is verified by SHA-256 on every read; a second, weaker checksum
+			// per frame would only cost time.
+			zstd.WithEncoderCRC(false),
+		)
+		if err != nil {
+			panic(fmt.Sprintf("badgerstore: zstd encoder options: %v", err)) // constant options
+		}
+		return enc
+	})
+	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+		dec, err := zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(0),
+			// A stored frame never legitimately decodes to more than one record's content;
+			// the caller also caps the output at the size the header declares.
+			zstd.WithDecoderMaxMemory(maxChunkLimit),
+			zstd.WithDecoderMaxWindow(maxChunkLimit),
+			zstd.WithDecodeAllCapLimit(true),
+		)
+		if err != nil {
+			panic(fmt.Sprintf("badgerstore: zstd decoder options: %v", err)) // constant options
+		}
+		return dec
+	})
+)
+
+// compress returns src zstd-compressed and appended to dst, or src itself with codecRaw when
+// compression does not make it smaller (already-compressed evidence, tiny objects).
+func compress(dst, src []byte) (codec, []byte) {
+	out := zstdEncoder().EncodeAll(src, dst)
+	if len(out)-len(dst) >= len(src) {
+		return codecRaw, src
+	}
+	return codecZstd, out[len(dst):]
+}
+
+// decodeContent returns the exact content of an inline record or chunk, decompressing into
+// buf when needed (buf is reused if its capacity suffices). The result aliases either buf or
+// the record's payload.
+func decodeContent(r *record, buf []byte) ([]byte, error) {
+	if r.codec == codecRaw {
+		return r.payload, nil
+	}
+	if int64(cap(buf)) < r.size {
+		buf = make([]byte, 0, r.size)
+	}
+	out, err := zstdDecoder().DecodeAll(r.payload, buf[:0:r.size])
+	if err != nil {
+		return nil, fmt.Errorf("%w: zstd: %v", store.ErrCorrupt, err)
+	}
+	if int64(len(out)) != r.size {
+		return nil, fmt.Errorf("%w: decompressed to %d bytes, header says %d", store.ErrCorrupt, len(out), r.size)
+	}
+	return out, nil
+}

@@ -1,0 +1,52 @@
+package badgerstore
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// The test binary doubles as the child process of the multi-process tests: when childEnv names
+// a role, TestMain plays it instead of running tests.
+const childEnv = "BADGERSTORE_TEST_CHILD"
+
+// Child roles.
+const (
+	roleHoldLock = "hold-lock" // open the store, say so, then wait to be killed
+	roleWriter   = "writer"    // write and seal bundles until killed (crash_test.go)
+)
+
+func TestMain(m *testing.M) {
+	switch role := os.Getenv(childEnv); role {
+	case "":
+		os.Exit(m.Run())
+	case roleHoldLock:
+		holdLock(os.Getenv("BADGERSTORE_TEST_DIR"))
+	case roleWriter:
+		writeUntilKilled(os.Getenv("BADGERSTORE_TEST_DIR"), os.Getenv("BADGERSTORE_TEST_SEED"))
+	default:
+		fmt.Fprintf(os.Stderr, "unknown %s role %q\n", childEnv, role)
+		os.Exit(2)
+	}
+}
+
+// childCommand runs this test binary in the given role.
+func childCommand(role, dir string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+role, "BADGERSTORE_TEST_DIR="+dir)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+func holdLock(dir string) {
+	s, err := Open(dir, Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer s.Close()
+	fmt.Println("open")
+	select {} // until killed
+}

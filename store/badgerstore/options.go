@@ -1,0 +1,146 @@
+package badgerstore
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// Options tune a store. The zero value gives the defaults, sized for a small machine.
+type Options struct {
+	// ReadOnly opens an existing store without writing to it. Several read-only processes may
+	// share a store; a read-write process excludes all others.
+	ReadOnly bool
+
+	// Chunking is how content larger than ChunkSize is cut (default DefaultChunking).
+	Chunking Chunking
+	// ChunkSize is the chunk size for ChunkingFixed and the average for ChunkingCDC, and the
+	// largest content stored in one piece. Default DefaultChunkSize on disk and
+	// DefaultInMemoryChunkSize in memory; tests use a few KiB to exercise chunking cheaply.
+	ChunkSize int
+
+	// MaxObjectSize caps a structured object (objects are decoded in memory). Default 64 MiB.
+	MaxObjectSize int64
+
+	// Workers hash and compress chunks in parallel (default GOMAXPROCS). OpenBlob reads ahead
+	// as many chunks.
+	Workers int
+
+	// ValueThreshold is the stored value size from which Badger keeps a value in its value
+	// log rather than in the LSM tree (default DefaultValueThreshold; ignored in memory).
+	ValueThreshold int64
+
+	// Logf receives Badger's warnings and errors. Nil discards them: a store reports failures
+	// through its errors, and a CLI must not print an engine's internals.
+	Logf func(format string, args ...any)
+}
+
+// Defaults, chosen by the measurements in doc.go.
+const (
+	DefaultChunking          = ChunkingFixed
+	DefaultChunkSize         = 2 << 20
+	DefaultInMemoryChunkSize = 256 << 10
+	DefaultMaxObjectSize     = 64 << 20
+	DefaultValueThreshold    = 64 << 10
+
+	// minChunkSize keeps chunk lists and per-chunk overhead sane.
+	minChunkSize = 1 << 10
+	// inMemoryValueLimit is Badger's largest value in memory mode (its maximum value
+	// threshold): a chunk, compressed or not, must fit with its header.
+	inMemoryValueLimit = 1 << 20
+)
+
+// resolved fills in defaults and checks the options.
+func (o Options) resolved(inMemory bool) (Options, error) {
+	if o.Chunking == 0 {
+		o.Chunking = DefaultChunking
+	}
+	if o.Chunking != ChunkingFixed && o.Chunking != ChunkingCDC {
+		return o, fmt.Errorf("badgerstore: unknown chunking %d", o.Chunking)
+	}
+	if o.ChunkSize == 0 {
+		o.ChunkSize = DefaultChunkSize
+		if inMemory {
+			o.ChunkSize = DefaultInMemoryChunkSize
+		}
+	}
+	maxChunk := o.ChunkSize
+	if o.Chunking == ChunkingCDC {
+		maxChunk = 2 * o.ChunkSize
+	}
+	limit := maxChunkLimit
+	if inMemory {
+		limit = inMemoryValueLimit - maxRecordHeader
+	}
+	if o.ChunkSize < minChunkSize || maxChunk > limit {
+		return o, fmt.Errorf("badgerstore: chunk size %d out of range: largest chunk %d must be within [%d, %d]",
+			o.ChunkSize, maxChunk, minChunkSize, limit)
+	}
+	if o.MaxObjectSize == 0 {
+		o.MaxObjectSize = DefaultMaxObjectSize
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.ValueThreshold == 0 {
+		o.ValueThreshold = DefaultValueThreshold
+	}
+	return o, nil
+}
+
+func (o Options) chunker() chunker {
+	if o.Chunking == ChunkingCDC {
+		return newCDCChunker(o.ChunkSize)
+	}
+	return fixedChunker{size: o.ChunkSize}
+}
+
+// badgerOptions sizes Badger for a 2-core, small-memory machine: two small memtables, no block
+// cache (blocks are not compressed, so reads come straight from the memory-mapped tables), a
+// bounded index cache, two compactors and one version per key. Badger's own compression is off
+// because values are already zstd-compressed by the store.
+func (o Options) badgerOptions(dir string, inMemory bool) badger.Options {
+	bo := badger.DefaultOptions(dir).
+		WithLogger(quietLogger{logf: o.Logf}).
+		WithReadOnly(o.ReadOnly).
+		WithCompression(options.None).
+		WithNumVersionsToKeep(1).
+		WithNumMemtables(2).
+		WithMemTableSize(16 << 20).
+		WithNumLevelZeroTables(4).
+		WithNumLevelZeroTablesStall(8).
+		WithBaseTableSize(4 << 20).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(16 << 20).
+		WithNumCompactors(2).
+		WithValueLogFileSize(256 << 20).
+		WithValueThreshold(o.ValueThreshold).
+		WithMetricsEnabled(false).
+		// Content-addressed keys are written blindly; refs are single-key writes. Nothing
+		// needs serializable conflict detection.
+		WithDetectConflicts(false)
+	if inMemory {
+		bo = bo.WithDir("").WithValueDir("").WithInMemory(true).
+			WithValueThreshold(inMemoryValueLimit).
+			WithMemTableSize(8 * inMemoryValueLimit)
+	}
+	return bo
+}
+
+// quietLogger routes Badger's log lines to Logf, or nowhere.
+type quietLogger struct{ logf func(string, ...any) }
+
+func (l quietLogger) Errorf(f string, a ...any) { l.log("error: "+f, a...) }
+
+func (l quietLogger) Warningf(f string, a ...any) { l.log("warning: "+f, a...) }
+
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Debugf(string, ...any) {}
+
+func (l quietLogger) log(f string, a ...any) {
+	if l.logf != nil {
+		l.logf("badger "+f, a...)
+	}
+}

@@ -1,0 +1,308 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// PutBlob implements store.Store. Content up to ChunkSize bytes is stored in one record; larger
+// content is cut into chunks that are hashed and compressed on Workers goroutines while the
+// caller's goroutine reads ahead, and the chunk list is written only after every chunk is
+// committed, so a crash can leave unreferenced chunks but never a list with missing chunks.
+func (s *Store) PutBlob(ctx context.Context, r io.Reader) (store.Digest, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Digest{}, 0, err
+	}
+	if err := s.enterWrite(); err != nil {
+		return store.Digest{}, 0, err
+	}
+	defer s.leave()
+	buf := s.getBuf()
+	defer func() {
+		if buf != nil {
+			s.putBuf(buf)
+		}
+	}()
+	n, err := io.ReadFull(r, (*buf)[:s.opts.ChunkSize])
+	*buf = (*buf)[:n]
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		d, err := s.putInline(*buf, 0, false)
+		return d, int64(n), err
+	}
+	if err != nil {
+		return store.Digest{}, 0, fmt.Errorf("badgerstore: read blob: %w", err)
+	}
+	// Exactly ChunkSize bytes so far: one more byte decides between inline and chunked.
+	var one [1]byte
+	m, err := io.ReadFull(r, one[:])
+	if err == io.EOF {
+		d, err := s.putInline(*buf, 0, false)
+		return d, int64(n), err
+	}
+	if err != nil {
+		return store.Digest{}, 0, fmt.Errorf("badgerstore: read blob: %w", err)
+	}
+	first := buf
+	buf = nil // handed over to putChunked
+	return s.putChunked(ctx, first, io.MultiReader(bytes.NewReader(one[:m]), r), 0, false)
+}
+
+// PutObject implements store.Store. The bytes must be a structured object of a known kind and
+// schema version, valid under its schema, and exactly canonical JSON.
+func (s *Store) PutObject(ctx context.Context, canonical []byte) (store.Descriptor, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Descriptor{}, err
+	}
+	if err := s.enterWrite(); err != nil {
+		return store.Descriptor{}, err
+	}
+	defer s.leave()
+	if int64(len(canonical)) > s.opts.MaxObjectSize {
+		return store.Descriptor{}, fmt.Errorf("%w: object of %d bytes exceeds the limit of %d", store.ErrTooLarge, len(canonical), s.opts.MaxObjectSize)
+	}
+	kind, _, err := store.ReferencesOf(canonical)
+	if err != nil {
+		return store.Descriptor{}, fmt.Errorf("badgerstore: put object: %w", err)
+	}
+	again, err := store.Canonicalize(canonical)
+	if err != nil {
+		return store.Descriptor{}, fmt.Errorf("badgerstore: put %s object: %w", kind, err)
+	}
+	if !bytes.Equal(again, canonical) {
+		return store.Descriptor{}, fmt.Errorf("%w: %s object bytes are not in canonical form", store.ErrNotCanonical, kind)
+	}
+	code, err := kindCode(kind)
+	if err != nil {
+		return store.Descriptor{}, err
+	}
+	var d store.Digest
+	if len(canonical) <= s.opts.ChunkSize {
+		d, err = s.putInline(canonical, code, true)
+	} else {
+		first := s.getBuf()
+		d, _, err = s.putChunked(ctx, first, bytes.NewReader(canonical), code, true)
+	}
+	if err != nil {
+		return store.Descriptor{}, err
+	}
+	return store.Descriptor{MediaType: store.MediaTypeOf(kind), Digest: d, Size: int64(len(canonical))}, nil
+}
+
+// putInline stores content in one record. An existing record is kept, except that a raw blob
+// is relabelled when the same bytes are stored as an object (upgrade).
+func (s *Store) putInline(content []byte, kind byte, upgrade bool) (store.Digest, error) {
+	d := store.Sum(content)
+	return d, s.writeContentRecord(d, upgrade, func() []byte {
+		c, payload := compress(make([]byte, 0, len(content)/2+64), content)
+		return appendInline(make([]byte, 0, maxRecordHeader+len(payload)), kind, c, int64(len(content)), payload)
+	})
+}
+
+// writeContentRecord writes the record of d, built by value, unless one is present: content is
+// immutable, so an existing record is kept (and nothing is compressed), except that upgrade
+// relabels a raw blob as an object of the same bytes. Writers serialize here so a blob write
+// cannot overwrite an object label.
+func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []byte) error {
+	s.recordMu.Lock()
+	defer s.recordMu.Unlock()
+	existing, _, err := s.headerOf(d)
+	switch {
+	case err == nil:
+		if !upgrade || existing.kind != "" {
+			return nil
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		// An unreadable record is replaced by a good one: the bytes are known to be right.
+		if !errors.Is(err, store.ErrCorrupt) {
+			return err
+		}
+	}
+	v := value()
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
+		return fmt.Errorf("badgerstore: write %s: %w", d, err)
+	}
+	return nil
+}
+
+// putChunked stores content longer than one chunk. first holds the bytes read so far and is
+// returned to the pool here.
+func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind byte, upgrade bool) (store.Digest, int64, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	p := &chunkPipeline{s: s, batch: newBatcher(s.db), jobs: make(chan chunkJob, s.opts.Workers), seen: map[store.Digest]bool{}}
+	var workers sync.WaitGroup
+	for range s.opts.Workers {
+		workers.Go(func() { p.work(ctx, cancel) })
+	}
+	whole := store.NewDigester()
+	var total int64
+	readErr := s.cutChunks(ctx, first, r, func(buf *[]byte) error {
+		whole.Write(*buf)
+		total += int64(len(*buf))
+		return p.submit(ctx, buf)
+	})
+	close(p.jobs)
+	workers.Wait()
+	if readErr == nil {
+		readErr = context.Cause(ctx)
+	}
+	if readErr != nil {
+		p.batch.cancel()
+		return store.Digest{}, 0, readErr
+	}
+	// Every chunk is committed before the list that names it.
+	if err := p.batch.finish(); err != nil {
+		return store.Digest{}, 0, fmt.Errorf("badgerstore: write chunks: %w", err)
+	}
+	d := whole.Digest()
+	list := func() []byte { return appendChunkList(nil, kind, total, p.refs) }
+	if err := s.writeContentRecord(d, upgrade, list); err != nil {
+		return store.Digest{}, 0, err
+	}
+	return d, total, nil
+}
+
+// cutChunks reads r after the bytes already in first and calls emit with each chunk, in order.
+// emit takes ownership of the buffer.
+func (s *Store) cutChunks(ctx context.Context, first *[]byte, r io.Reader, emit func(*[]byte) error) error {
+	buf := first
+	for {
+		if err := ctx.Err(); err != nil {
+			s.putBuf(buf)
+			return context.Cause(ctx)
+		}
+		filled := len(*buf)
+		n, err := io.ReadFull(r, (*buf)[filled:cap(*buf)])
+		*buf = (*buf)[:filled+n]
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			s.putBuf(buf)
+			return fmt.Errorf("badgerstore: read blob: %w", err)
+		}
+		// A full buffer yields one chunk and is refilled; at the end, cut until empty.
+		for len(*buf) > 0 {
+			c := s.chunker.cut(*buf)
+			next := s.getBuf()
+			*next = append(*next, (*buf)[c:]...)
+			*buf = (*buf)[:c]
+			if err := emit(buf); err != nil {
+				s.putBuf(next)
+				return err
+			}
+			buf = next
+			if !eof {
+				break
+			}
+		}
+		if eof {
+			s.putBuf(buf)
+			return nil
+		}
+	}
+}
+
+// chunkJob is one chunk to hash, compress and write.
+type chunkJob struct {
+	index int
+	buf   *[]byte
+}
+
+// chunkPipeline distributes chunks to workers and collects their digests in order.
+type chunkPipeline struct {
+	s     *Store
+	batch *batcher
+	jobs  chan chunkJob
+	mu    sync.Mutex
+	refs  []chunkRef
+	seen  map[store.Digest]bool
+}
+
+func (p *chunkPipeline) submit(ctx context.Context, buf *[]byte) error {
+	p.mu.Lock()
+	index := len(p.refs)
+	p.refs = append(p.refs, chunkRef{size: int64(len(*buf))})
+	p.mu.Unlock()
+	select {
+	case p.jobs <- chunkJob{index: index, buf: buf}:
+		return nil
+	case <-ctx.Done():
+		p.s.putBuf(buf)
+		return context.Cause(ctx)
+	}
+}
+
+// work hashes and stores chunks until the jobs run out; the first failure cancels the rest.
+//
+// Each worker looks chunks up in one read snapshot taken when it starts: a Badger read
+// transaction waits for every commit in flight, so opening one per chunk would serialize the
+// pipeline behind its own writes. Chunks committed after the snapshot may be written again,
+// which is harmless (same key, same bytes); seen catches repeats within this content.
+func (p *chunkPipeline) work(ctx context.Context, fail context.CancelCauseFunc) {
+	snapshot := p.s.db.NewTransaction(false)
+	defer snapshot.Discard()
+	scratch := make([]byte, 0, p.s.chunker.maxSize()+p.s.chunker.maxSize()/64+1024)
+	for job := range p.jobs {
+		if ctx.Err() == nil {
+			d, err := p.storeChunk(snapshot, *job.buf, scratch)
+			if err != nil {
+				fail(err)
+			}
+			p.mu.Lock()
+			p.refs[job.index].digest = d
+			p.mu.Unlock()
+		}
+		p.s.putBuf(job.buf)
+	}
+}
+
+// storeChunk writes one chunk unless it is already stored, which is where chunks deduplicate.
+func (p *chunkPipeline) storeChunk(snapshot *badger.Txn, data, scratch []byte) (store.Digest, error) {
+	d := store.Sum(data)
+	if !p.firstSighting(d) {
+		return d, nil
+	}
+	_, err := snapshot.Get(chunkKey(d))
+	if err == nil {
+		return d, nil
+	}
+	if !errors.Is(err, badger.ErrKeyNotFound) {
+		return d, fmt.Errorf("badgerstore: look up chunk %s: %w", d, err)
+	}
+	c, payload := compress(scratch[:0], data)
+	value := appendChunk(make([]byte, 0, maxRecordHeader+len(payload)), c, int64(len(data)), payload)
+	if err := p.batch.set(chunkKey(d), value); err != nil {
+		return d, fmt.Errorf("badgerstore: write chunk %s: %w", d, err)
+	}
+	return d, nil
+}
+
+// firstSighting reports whether d is new to this pipeline.
+func (p *chunkPipeline) firstSighting(d store.Digest) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen[d] {
+		return false
+	}
+	p.seen[d] = true
+	return true
+}
+
+// has reports whether key is present.
+func (s *Store) has(key []byte) (bool, error) {
+	err := s.db.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(key)
+		return err
+	})
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -1,0 +1,327 @@
+package badgerstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// errNoKey is the internal "no such key"; callers turn it into store.ErrNotFound with the name.
+var errNoKey = errors.New("badgerstore: no such key")
+
+// viewValue runs fn on the value of key inside a read transaction. The value is only valid
+// during fn.
+func (s *Store) viewValue(key []byte, fn func(v []byte) error) error {
+	return s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return errNoKey
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(fn)
+	})
+}
+
+// lookupError names the digest in a failed lookup.
+func lookupError(what string, d store.Digest, err error) error {
+	if errors.Is(err, errNoKey) {
+		return fmt.Errorf("%w: %s %s", store.ErrNotFound, what, d)
+	}
+	return fmt.Errorf("%s %s: %w", what, d, err)
+}
+
+// headerOf decodes the record of d without its payload.
+func (s *Store) headerOf(d store.Digest) (rec record, stored int, err error) {
+	err = s.viewValue(contentKey(d), func(v []byte) error {
+		stored = len(v)
+		rec, err = decodeRecord(v)
+		rec.payload = nil // aliases the transaction's memory
+		return err
+	})
+	if err != nil {
+		return record{}, 0, lookupError("blob", d, err)
+	}
+	return rec, stored, nil
+}
+
+// loadContent reads the record of d and, for an inline record, its verified content.
+func (s *Store) loadContent(d store.Digest) (rec record, content []byte, err error) {
+	err = s.viewValue(contentKey(d), func(v []byte) error {
+		if rec, err = decodeRecord(v); err != nil {
+			return err
+		}
+		if rec.typ == recChunkList {
+			return nil
+		}
+		if rec.typ != recInline {
+			return fmt.Errorf("%w: record type %q under a blob key", store.ErrCorrupt, rec.typ)
+		}
+		content, err = decodeContent(&rec, nil)
+		if err == nil && rec.codec == codecRaw {
+			content = bytes.Clone(content) // the payload aliases the transaction's memory
+		}
+		rec.payload = nil
+		return err
+	})
+	if err != nil {
+		return record{}, nil, lookupError("blob", d, err)
+	}
+	if rec.typ == recInline {
+		if got := store.Sum(content); got != d {
+			return record{}, nil, fmt.Errorf("%w: blob %s: content hashes to %s", store.ErrCorrupt, d, got)
+		}
+	}
+	return rec, content, nil
+}
+
+// Stat implements store.Store.
+func (s *Store) Stat(ctx context.Context, d store.Digest) (store.Entry, error) {
+	if err := s.enter(); err != nil {
+		return store.Entry{}, err
+	}
+	defer s.leave()
+	rec, stored, err := s.headerOf(d)
+	if err != nil {
+		return store.Entry{}, err
+	}
+	return entryOf(d, rec, stored), nil
+}
+
+func entryOf(d store.Digest, rec record, stored int) store.Entry {
+	e := store.Entry{Digest: d, Size: rec.size, Kind: rec.kind, StoredSize: int64(stored), Chunk: rec.typ == recChunk}
+	if rec.typ == recChunkList {
+		e.Chunks = make([]store.Digest, len(rec.chunks))
+		for i, c := range rec.chunks {
+			e.Chunks[i] = c.digest
+		}
+	}
+	return e
+}
+
+// OpenBlob implements store.Store. Inline content is verified before the reader is returned;
+// chunked content is verified chunk by chunk as it is read, with Workers chunks decompressed and
+// hashed ahead of the reader, and the whole digest is checked before io.EOF is returned.
+func (s *Store) OpenBlob(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error) {
+	if err := s.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer s.leave()
+	rec, content, err := s.loadContent(d)
+	if err != nil {
+		return nil, 0, err
+	}
+	if rec.typ == recInline {
+		return io.NopCloser(bytes.NewReader(content)), rec.size, nil
+	}
+	return newChunkReader(ctx, s, d, rec), rec.size, nil
+}
+
+// GetObject implements store.Store.
+func (s *Store) GetObject(ctx context.Context, d store.Digest) ([]byte, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	rec, _, err := s.headerOf(d)
+	if err != nil {
+		return nil, err
+	}
+	if rec.kind == "" {
+		return nil, fmt.Errorf("%w: %s is a blob, not a structured object", store.ErrNotFound, d)
+	}
+	if rec.size > s.opts.MaxObjectSize {
+		return nil, fmt.Errorf("%w: object %s has %d bytes, the limit is %d", store.ErrTooLarge, d, rec.size, s.opts.MaxObjectSize)
+	}
+	rec, content, err := s.loadContent(d)
+	if err != nil || rec.typ == recInline {
+		return content, err
+	}
+	r := newChunkReader(ctx, s, d, rec)
+	defer r.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(rec.size))
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// OpenChunk returns the verified content of one chunk. Consistency checks use it to verify
+// chunks no blob refers to; chunks are otherwise read through their blob.
+func (s *Store) OpenChunk(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error) {
+	if err := s.enter(); err != nil {
+		return nil, 0, err
+	}
+	defer s.leave()
+	content, err := s.readChunk(chunkRef{digest: d, size: -1}, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return io.NopCloser(bytes.NewReader(content)), int64(len(content)), nil
+}
+
+// readChunk returns the verified content of chunk c, decoded into buf when it is compressed
+// and big enough. A size of -1 accepts any size.
+func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
+	var content []byte
+	err := s.viewValue(chunkKey(c.digest), func(v []byte) error {
+		rec, err := decodeRecord(v)
+		if err != nil {
+			return err
+		}
+		if rec.typ != recChunk {
+			return fmt.Errorf("%w: record type %q under a chunk key", store.ErrCorrupt, rec.typ)
+		}
+		if c.size >= 0 && rec.size != c.size {
+			return fmt.Errorf("%w: chunk has %d bytes, the chunk list says %d", store.ErrCorrupt, rec.size, c.size)
+		}
+		content, err = decodeContent(&rec, buf)
+		if err == nil && rec.codec == codecRaw {
+			content = append(buf[:0], content...) // the payload aliases the transaction's memory
+		}
+		return err
+	})
+	if err != nil {
+		return nil, lookupError("chunk", c.digest, err)
+	}
+	if got := store.Sum(content); got != c.digest {
+		return nil, fmt.Errorf("%w: chunk %s: content hashes to %s", store.ErrCorrupt, c.digest, got)
+	}
+	return content, nil
+}
+
+// chunkReader streams a chunked blob. Chunks are fetched, decompressed and verified by
+// goroutines running ahead of the reader; the reader feeds the whole-content digest and checks
+// it at the end. It never returns bytes of a chunk that failed verification.
+type chunkReader struct {
+	s      *Store
+	ctx    context.Context
+	cancel context.CancelFunc
+	digest store.Digest
+	rec    record
+
+	whole    *store.Digester
+	started  int      // chunks whose fetch has started
+	pending  []*fetch // started and not yet consumed, in order
+	cur      *fetch
+	off      int
+	consumed int
+	err      error // sticky: io.EOF or the first failure
+}
+
+// fetch is one chunk being read ahead.
+type fetch struct {
+	done chan struct{}
+	buf  *[]byte
+	data []byte
+	err  error
+}
+
+func newChunkReader(ctx context.Context, s *Store, d store.Digest, rec record) *chunkReader {
+	ctx, cancel := context.WithCancel(ctx)
+	return &chunkReader{s: s, ctx: ctx, cancel: cancel, digest: d, rec: rec, whole: store.NewDigester()}
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for r.err == nil {
+		if r.cur != nil && r.off < len(r.cur.data) {
+			n := copy(p, r.cur.data[r.off:])
+			r.off += n
+			return n, nil
+		}
+		r.release(r.cur)
+		r.cur = nil
+		if r.consumed == len(r.rec.chunks) {
+			r.err = r.verifyWhole()
+			break
+		}
+		r.readAhead()
+		f := r.pending[0]
+		r.pending = r.pending[1:]
+		select {
+		case <-f.done:
+		case <-r.ctx.Done():
+			<-f.done
+		}
+		r.consumed++
+		if f.err != nil {
+			r.release(f)
+			r.err = fmt.Errorf("blob %s: %w", r.digest, f.err)
+			break
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.release(f)
+			r.err = err
+			break
+		}
+		r.whole.Write(f.data)
+		r.cur, r.off = f, 0
+	}
+	return 0, r.err
+}
+
+func (r *chunkReader) verifyWhole() error {
+	if got := r.whole.Digest(); got != r.digest {
+		return fmt.Errorf("%w: blob %s: chunks hash to %s", store.ErrCorrupt, r.digest, got)
+	}
+	return io.EOF
+}
+
+// readAhead starts fetches until Workers chunks are in flight.
+func (r *chunkReader) readAhead() {
+	for r.started < len(r.rec.chunks) && len(r.pending) < r.s.opts.Workers {
+		f := &fetch{done: make(chan struct{})}
+		c := r.rec.chunks[r.started]
+		r.started++
+		r.pending = append(r.pending, f)
+		go r.s.fetchChunk(r.ctx, c, f)
+	}
+}
+
+func (s *Store) fetchChunk(ctx context.Context, c chunkRef, f *fetch) {
+	defer close(f.done)
+	if f.err = ctx.Err(); f.err != nil {
+		return
+	}
+	if f.err = s.enter(); f.err != nil {
+		return
+	}
+	defer s.leave()
+	f.buf = s.getBuf()
+	f.data, f.err = s.readChunk(c, *f.buf)
+	if errors.Is(f.err, store.ErrNotFound) {
+		// The chunk list names it, so its absence is damage, not a lookup miss.
+		f.err = fmt.Errorf("%w: chunk %s is missing", store.ErrCorrupt, c.digest)
+	}
+}
+
+func (r *chunkReader) release(f *fetch) {
+	if f != nil && f.buf != nil {
+		r.s.putBuf(f.buf)
+		f.buf, f.data = nil, nil
+	}
+}
+
+// Close stops the fetches still running and returns their buffers.
+func (r *chunkReader) Close() error {
+	r.cancel()
+	for _, f := range r.pending {
+		<-f.done
+		r.release(f)
+	}
+	r.pending = nil
+	r.release(r.cur)
+	r.cur = nil
+	if r.err == nil {
+		r.err = ErrClosed
+	}
+	return nil
+}

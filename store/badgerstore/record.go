@@ -1,0 +1,218 @@
+package badgerstore
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// formatVersion is the first byte of every value. A store written by a later format is refused,
+// not misread.
+const formatVersion = 1
+
+// maxChunkLimit bounds the content of one inline record or chunk, whatever the options were when
+// it was written. A header claiming more is corrupt; this keeps a damaged size field from
+// causing a huge allocation.
+const maxChunkLimit = 16 << 20
+
+// digestSize is the length of a binary digest in keys and chunk lists.
+const digestSize = len(store.Digest{})
+
+// maxRecordHeader is the largest header of an inline record or chunk: version, type, kind,
+// codec and a uvarint size.
+const maxRecordHeader = 4 + binary.MaxVarintLen64
+
+// recordType says what a value holds.
+type recordType byte
+
+const (
+	// recInline: the whole content of a blob or object, in one piece.
+	recInline recordType = 'i'
+	// recChunkList: the ordered chunk list of a large blob or object.
+	recChunkList recordType = 'l'
+	// recChunk: one chunk of a large blob or object.
+	recChunk recordType = 'c'
+)
+
+// codec says how a payload is stored.
+type codec byte
+
+const (
+	codecRaw  codec = 0 // stored as is: compression would not have made it smaller
+	codecZstd codec = 1 // one zstd frame
+)
+
+// kindCodes are the kind bytes of structured objects. Zero is a raw blob. The numbers are part
+// of the on-disk format: never renumber, only append.
+var kindCodes = []store.Kind{
+	0: "",
+	1: store.KindScenarioEvidence,
+	2: store.KindRunManifest,
+	3: store.KindProfileTree,
+	4: store.KindVerdict,
+	5: store.KindReceipt,
+}
+
+func kindCode(k store.Kind) (byte, error) {
+	for code, known := range kindCodes {
+		if known == k {
+			return byte(code), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q has no kind code", store.ErrUnknownKind, k)
+}
+
+// chunkRef is one entry of a chunk list.
+type chunkRef struct {
+	digest store.Digest
+	size   int64
+}
+
+// record is a decoded value. payload aliases the value it was decoded from.
+type record struct {
+	typ     recordType
+	kind    store.Kind // recInline and recChunkList
+	codec   codec      // recInline and recChunk
+	size    int64      // length of the exact, uncompressed content
+	payload []byte     // recInline and recChunk: the stored bytes
+	chunks  []chunkRef // recChunkList
+}
+
+// appendInline appends an inline record: version, 'i', kind, codec, uvarint size, payload.
+func appendInline(dst []byte, kind byte, c codec, size int64, payload []byte) []byte {
+	dst = append(dst, formatVersion, byte(recInline), kind, byte(c))
+	dst = binary.AppendUvarint(dst, uint64(size))
+	return append(dst, payload...)
+}
+
+// appendChunk appends a chunk record: version, 'c', codec, uvarint size, payload.
+func appendChunk(dst []byte, c codec, size int64, payload []byte) []byte {
+	dst = append(dst, formatVersion, byte(recChunk), byte(c))
+	dst = binary.AppendUvarint(dst, uint64(size))
+	return append(dst, payload...)
+}
+
+// appendChunkList appends a chunk list record: version, 'l', kind, uvarint total size, uvarint
+// count, then per chunk its 32-byte digest and uvarint size.
+func appendChunkList(dst []byte, kind byte, size int64, chunks []chunkRef) []byte {
+	dst = append(dst, formatVersion, byte(recChunkList), kind)
+	dst = binary.AppendUvarint(dst, uint64(size))
+	dst = binary.AppendUvarint(dst, uint64(len(chunks)))
+	for _, c := range chunks {
+		dst = append(dst, c.digest[:]...)
+		dst = binary.AppendUvarint(dst, uint64(c.size))
+	}
+	return dst
+}
+
+// decodeRecord parses a stored value. It never panics and never trusts a length: every error
+// wraps store.ErrCorrupt (or store.ErrUnsupportedVersion for a later format) and the caller
+// adds the key it read.
+func decodeRecord(v []byte) (record, error) {
+	var r record
+	if len(v) < 2 {
+		return r, fmt.Errorf("%w: value of %d bytes is too short for a header", store.ErrCorrupt, len(v))
+	}
+	if v[0] != formatVersion {
+		return r, fmt.Errorf("%w: record format version %d (this build reads %d)", store.ErrUnsupportedVersion, v[0], formatVersion)
+	}
+	r.typ = recordType(v[1])
+	rest := v[2:]
+	var err error
+	switch r.typ {
+	case recInline:
+		if r.kind, rest, err = decodeKind(rest); err != nil {
+			return r, err
+		}
+		err = r.decodePayload(rest)
+	case recChunk:
+		err = r.decodePayload(rest)
+	case recChunkList:
+		if r.kind, rest, err = decodeKind(rest); err != nil {
+			return r, err
+		}
+		err = r.decodeChunks(rest)
+	default:
+		err = fmt.Errorf("%w: unknown record type %#x", store.ErrCorrupt, v[1])
+	}
+	return r, err
+}
+
+func decodeKind(b []byte) (store.Kind, []byte, error) {
+	if len(b) == 0 {
+		return "", nil, fmt.Errorf("%w: truncated header: no kind byte", store.ErrCorrupt)
+	}
+	if int(b[0]) >= len(kindCodes) {
+		return "", nil, fmt.Errorf("%w: unknown kind code %d", store.ErrCorrupt, b[0])
+	}
+	return kindCodes[b[0]], b[1:], nil
+}
+
+// decodePayload parses codec, size and payload of an inline record or chunk.
+func (r *record) decodePayload(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%w: truncated header: no codec byte", store.ErrCorrupt)
+	}
+	r.codec = codec(b[0])
+	if r.codec != codecRaw && r.codec != codecZstd {
+		return fmt.Errorf("%w: unknown codec %d", store.ErrCorrupt, b[0])
+	}
+	size, n := binary.Uvarint(b[1:])
+	if n <= 0 {
+		return fmt.Errorf("%w: truncated or overlong size", store.ErrCorrupt)
+	}
+	if size > maxChunkLimit {
+		return fmt.Errorf("%w: content size %d exceeds the record limit %d", store.ErrCorrupt, size, maxChunkLimit)
+	}
+	r.size = int64(size)
+	r.payload = b[1+n:]
+	if r.codec == codecRaw && int64(len(r.payload)) != r.size {
+		return fmt.Errorf("%w: raw payload of %d bytes, header says %d", store.ErrCorrupt, len(r.payload), r.size)
+	}
+	if r.codec == codecZstd && len(r.payload) == 0 {
+		return fmt.Errorf("%w: empty compressed payload", store.ErrCorrupt)
+	}
+	return nil
+}
+
+// decodeChunks parses the total size and the entries of a chunk list.
+func (r *record) decodeChunks(b []byte) error {
+	size, n := binary.Uvarint(b)
+	if n <= 0 || size > 1<<62 {
+		return fmt.Errorf("%w: chunk list: bad total size", store.ErrCorrupt)
+	}
+	b = b[n:]
+	count, n := binary.Uvarint(b)
+	if n <= 0 {
+		return fmt.Errorf("%w: chunk list: bad chunk count", store.ErrCorrupt)
+	}
+	b = b[n:]
+	// Each entry takes at least 33 bytes, which bounds the count before anything is allocated.
+	if count == 0 || count > uint64(len(b)/(digestSize+1)) {
+		return fmt.Errorf("%w: chunk list: count %d does not fit %d bytes", store.ErrCorrupt, count, len(b))
+	}
+	r.chunks = make([]chunkRef, count)
+	var total uint64
+	for i := range r.chunks {
+		if len(b) < digestSize+1 {
+			return fmt.Errorf("%w: chunk list: truncated at entry %d", store.ErrCorrupt, i)
+		}
+		copy(r.chunks[i].digest[:], b)
+		csize, n := binary.Uvarint(b[digestSize:])
+		if n <= 0 || csize == 0 || csize > maxChunkLimit {
+			return fmt.Errorf("%w: chunk list: entry %d: bad chunk size", store.ErrCorrupt, i)
+		}
+		r.chunks[i].size = int64(csize)
+		total += csize
+		b = b[digestSize+n:]
+	}
+	if len(b) != 0 {
+		return fmt.Errorf("%w: chunk list: %d trailing bytes", store.ErrCorrupt, len(b))
+	}
+	if total != size {
+		return fmt.Errorf("%w: chunk list: chunks add up to %d bytes, header says %d", store.ErrCorrupt, total, size)
+	}
+	r.size = int64(size)
+	return nil
+}

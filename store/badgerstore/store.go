@@ -1,0 +1,260 @@
+package badgerstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// Sentinel errors of the engine. Content errors use the store package's sentinels.
+var (
+	// ErrLocked: another process has the store open.
+	ErrLocked = errors.New("badgerstore: locked")
+	// ErrNotStore: the directory exists but does not hold a store.
+	ErrNotStore = errors.New("badgerstore: not a store")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("badgerstore: store is closed")
+	// ErrReadOnly: a write on a store opened read-only.
+	ErrReadOnly = errors.New("badgerstore: store is read-only")
+	// ErrNeedsRecovery: a read-only open of a store whose writer did not close it; replaying
+	// its log needs a read-write open.
+	ErrNeedsRecovery = errors.New("badgerstore: store needs recovery")
+)
+
+// Store is the embedded implementation of store.Store on Badger. It is safe for concurrent use.
+type Store struct {
+	db      *badger.DB
+	opts    Options
+	dir     string // "" in memory
+	chunker chunker
+	// chunkBufs holds free buffers of chunker.maxSize() bytes for chunking and
+	// decompression. It is a bounded free list rather than a sync.Pool because a pool is
+	// emptied at every garbage collection, and refilling it means allocating and zeroing
+	// megabytes per chunk.
+	chunkBufs chan *[]byte
+	// recordMu serializes writes of content records (see writeContentRecord).
+	recordMu sync.Mutex
+
+	mu     sync.Mutex
+	closed bool
+	active sync.WaitGroup // operations in progress; Close waits for them
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Key namespaces: one byte, then a 32-byte binary digest (or a ref name).
+const (
+	nsContent byte = 'b' // blobs and structured objects, inline or as a chunk list
+	nsChunk   byte = 'k' // chunks of large blobs and objects
+	nsRef     byte = 'r' // refs: the name after the byte
+	nsMeta    byte = 'm' // store metadata
+)
+
+// metaFormatKey holds the store format marker. A Badger directory without it is someone
+// else's database.
+var metaFormatKey = []byte{nsMeta, 'f', 'o', 'r', 'm', 'a', 't'}
+
+// formatMarker is the value under metaFormatKey.
+var formatMarker = []byte("oasis-replay store\x00\x01")
+
+func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
+func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
+func refKey(name string) []byte        { return append([]byte{nsRef}, name...) }
+
+// Open opens the store in dir, creating it if dir does not exist or is empty (unless
+// opts.ReadOnly). A directory holding anything else is refused with ErrNotStore, and a store
+// another process holds open with ErrLocked.
+func Open(dir string, opts Options) (*Store, error) {
+	o, err := opts.resolved(false)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := checkDir(dir, o.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	db, err := badger.Open(o.badgerOptions(dir, false))
+	if err != nil {
+		// Badger does not wrap these conditions in sentinel errors; its messages are matched
+		// here, and the tests pin both so an upgrade that changes them fails loudly.
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			return nil, fmt.Errorf("%w: store %s is in use by another process", ErrLocked, dir)
+		}
+		if o.ReadOnly && strings.Contains(err.Error(), "Log truncate required") {
+			return nil, fmt.Errorf("%w: store %s was not closed cleanly; open it read-write once to replay its log", ErrNeedsRecovery, dir)
+		}
+		return nil, fmt.Errorf("badgerstore: open %s: %w", dir, err)
+	}
+	s := newStore(db, o, dir)
+	if err := s.checkFormat(fresh); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return s, nil
+}
+
+// OpenInMemory opens an empty store that lives in memory only, for tests and one-shot
+// verification. ReadOnly is ignored.
+func OpenInMemory(opts Options) (*Store, error) {
+	opts.ReadOnly = false
+	o, err := opts.resolved(true)
+	if err != nil {
+		return nil, err
+	}
+	db, err := badger.Open(o.badgerOptions("", true))
+	if err != nil {
+		return nil, fmt.Errorf("badgerstore: open in memory: %w", err)
+	}
+	s := newStore(db, o, "")
+	if err := s.checkFormat(true); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func newStore(db *badger.DB, o Options, dir string) *Store {
+	// Enough buffers for a writer's pipeline (reader, queue, workers) and a reader's
+	// read-ahead; more are allocated when concurrent operations need them.
+	return &Store{db: db, opts: o, dir: dir, chunker: o.chunker(), chunkBufs: make(chan *[]byte, 4*o.Workers+4)}
+}
+
+// checkDir reports whether dir is absent or empty (a new store), and refuses files and
+// directories that hold something other than a Badger database.
+func checkDir(dir string, readOnly bool) (fresh bool, err error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if readOnly {
+			return false, fmt.Errorf("%w: %s does not exist", ErrNotStore, dir)
+		}
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("badgerstore: %w", err)
+	}
+	if !fi.IsDir() {
+		return false, fmt.Errorf("%w: %s is not a directory", ErrNotStore, dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, fmt.Errorf("badgerstore: %w", err)
+	}
+	if len(entries) == 0 {
+		if readOnly {
+			return false, fmt.Errorf("%w: %s is empty", ErrNotStore, dir)
+		}
+		return true, nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err != nil {
+		return false, fmt.Errorf("%w: %s holds other files (no store MANIFEST)", ErrNotStore, dir)
+	}
+	return false, nil
+}
+
+// checkFormat writes the format marker into a new store, or checks it in an existing one. A
+// Badger database with keys but no marker belongs to another program; one with no keys at all
+// is a store whose creation was interrupted before the marker was written.
+func (s *Store) checkFormat(fresh bool) error {
+	var marker []byte
+	empty := true
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(metaFormatKey)
+		if err == nil {
+			marker, err = item.ValueCopy(nil)
+			return err
+		}
+		if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		it.Rewind()
+		empty = !it.Valid()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("badgerstore: read format marker: %w", err)
+	}
+	switch {
+	case marker != nil && bytes.Equal(marker, formatMarker):
+		return nil
+	case marker != nil:
+		return fmt.Errorf("%w: store format %q (this build reads %q)", store.ErrUnsupportedVersion, marker, formatMarker)
+	case !fresh && !empty:
+		return fmt.Errorf("%w: a Badger database without the oasis-replay format marker", ErrNotStore)
+	case s.opts.ReadOnly:
+		return fmt.Errorf("%w: no format marker", ErrNotStore)
+	}
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(metaFormatKey, formatMarker) }); err != nil {
+		return fmt.Errorf("badgerstore: write format marker: %w", err)
+	}
+	return s.db.Sync()
+}
+
+// enter registers an operation; it fails once the store is closed.
+func (s *Store) enter() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.active.Add(1)
+	return nil
+}
+
+func (s *Store) leave() { s.active.Done() }
+
+// enterWrite is enter for operations that write.
+func (s *Store) enterWrite() error {
+	if s.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	return s.enter()
+}
+
+// Close waits for operations in progress, then closes the database. Writes not yet synced
+// survive a process exit but not a power loss. Closing twice is not an error.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.active.Wait()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("badgerstore: close: %w", err)
+	}
+	return nil
+}
+
+// Dir returns the store directory, or "" for a store in memory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) getBuf() *[]byte {
+	select {
+	case b := <-s.chunkBufs:
+		return b
+	default:
+		b := make([]byte, 0, s.chunker.maxSize())
+		return &b
+	}
+}
+
+func (s *Store) putBuf(b *[]byte) {
+	*b = (*b)[:0]
+	select {
+	case s.chunkBufs <- b:
+	default: // enough spare buffers already
+	}
+}

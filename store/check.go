@@ -1,0 +1,421 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ProblemKind classifies what Check found wrong.
+type ProblemKind string
+
+// Problem kinds, from the most to the least severe.
+const (
+	// ProblemCorrupt: content does not hash to its digest, or its record cannot be decoded.
+	ProblemCorrupt ProblemKind = "corrupt"
+	// ProblemMissingChunk: a chunk list names a chunk that is not in the store.
+	ProblemMissingChunk ProblemKind = "missing-chunk"
+	// ProblemInvalidObject: a structured object that does not decode or breaks its schema.
+	ProblemInvalidObject ProblemKind = "invalid-object"
+	// ProblemMissingReference: an object or a ref points at content that is not in the store.
+	ProblemMissingReference ProblemKind = "missing-reference"
+	// ProblemBadDescriptor: a reference states a size or kind the stored content does not have.
+	ProblemBadDescriptor ProblemKind = "bad-descriptor"
+	// ProblemBadRef: a ref points at the wrong kind of object, or its name disagrees with it.
+	ProblemBadRef ProblemKind = "bad-ref"
+)
+
+// Problem is one inconsistency found by Check.
+type Problem struct {
+	// Digest is the blob, object or chunk at fault: the corrupt one, or the referrer of a
+	// missing or mismatched reference. Zero for a problem of a ref.
+	Digest Digest
+	// Ref is the ref at fault, for problems of refs.
+	Ref     string
+	Kind    ProblemKind
+	Message string
+}
+
+// String renders a problem on one line.
+func (p Problem) String() string {
+	at := p.Digest.String()
+	if p.Ref != "" {
+		at = "ref " + p.Ref
+	}
+	return fmt.Sprintf("%s: %s: %s", at, p.Kind, p.Message)
+}
+
+func compareProblems(a, b Problem) int {
+	return cmpOr(bytes.Compare(a.Digest[:], b.Digest[:]), strings.Compare(a.Ref, b.Ref),
+		strings.Compare(string(a.Kind), string(b.Kind)), strings.Compare(a.Message, b.Message))
+}
+
+func cmpOr(cs ...int) int {
+	for _, c := range cs {
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// CheckOptions tune Check.
+type CheckOptions struct {
+	// Workers verify entries in parallel (default GOMAXPROCS).
+	Workers int
+	// Progress, if set, is called after each verified entry, from one goroutine at a time.
+	Progress func(CheckProgress)
+}
+
+// CheckProgress is the running state of a check.
+type CheckProgress struct {
+	EntriesDone, EntriesTotal int
+	BytesDone, BytesTotal     int64
+}
+
+// CheckReport is what Check verified and found.
+type CheckReport struct {
+	Blobs        int // raw blobs, inline or chunked
+	ChunkedBlobs int // raw blobs and objects stored as a chunk list
+	Objects      int // structured objects
+	Chunks       int // chunks in the store, verified through their blob or on their own
+	Refs         int
+	// BytesChecked counts the uncompressed bytes read back and hashed.
+	BytesChecked int64
+	// UnverifiedChunks counts chunks that no chunk list names and that the store cannot open
+	// on their own (see ChunkOpener). They are garbage, not damage.
+	UnverifiedChunks int
+	// Problems is sorted by digest, ref, kind and message, so two checks of the same store
+	// report identically.
+	Problems []Problem
+}
+
+// OK reports whether the check found no problem.
+func (r *CheckReport) OK() bool { return len(r.Problems) == 0 }
+
+// ChunkOpener is implemented by stores that can read a chunk by its digest. Check uses it to
+// verify chunks no chunk list names (left by an interrupted write); other chunks are verified
+// while their blob is read.
+type ChunkOpener interface {
+	OpenChunk(ctx context.Context, d Digest) (io.ReadCloser, int64, error)
+}
+
+// Check verifies a whole store, like fsck: every blob, chunk and object is read back and
+// re-hashed (the store's readers verify digests), every structured object is decoded and its
+// references are checked for presence, size and kind, every chunk list must be complete, and
+// every ref must point at present content of the kind its namespace implies. Unreferenced
+// content is not a problem: it is garbage for GC.
+//
+// Entries are verified by Workers goroutines; the report does not depend on their order. The
+// error is for failures of the check itself (a cancelled context, an unreadable store); what is
+// wrong with the content is in the report.
+func Check(ctx context.Context, s Store, opts CheckOptions) (*CheckReport, error) {
+	inv, err := takeInventory(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{s: s, inv: inv, opts: opts, report: &CheckReport{}}
+	c.checkChunkLists()
+	if err := c.verifyAll(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.checkRefs(ctx); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(c.report.Problems, compareProblems)
+	return c.report, nil
+}
+
+// inventory is every entry of a store, from one Walk.
+type inventory struct {
+	contents []Entry // blobs and objects, in digest order
+	byDigest map[Digest]Entry
+	chunks   map[Digest]Entry
+	// listed holds the chunks some chunk list names.
+	listed map[Digest]bool
+}
+
+func takeInventory(ctx context.Context, s Store) (*inventory, error) {
+	inv := &inventory{byDigest: map[Digest]Entry{}, chunks: map[Digest]Entry{}, listed: map[Digest]bool{}}
+	err := s.Walk(ctx, func(e Entry) error {
+		if e.Chunk {
+			inv.chunks[e.Digest] = e
+			return nil
+		}
+		inv.contents = append(inv.contents, e)
+		inv.byDigest[e.Digest] = e
+		for _, c := range e.Chunks {
+			inv.listed[c] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: check: walk: %w", err)
+	}
+	return inv, nil
+}
+
+type checker struct {
+	s      Store
+	inv    *inventory
+	opts   CheckOptions
+	mu     sync.Mutex // guards report and progress
+	report *CheckReport
+	done   CheckProgress
+	// incomplete holds blobs with a missing chunk: reading them would only repeat that.
+	incomplete map[Digest]bool
+}
+
+func (c *checker) add(p Problem) {
+	c.mu.Lock()
+	c.report.Problems = append(c.report.Problems, p)
+	c.mu.Unlock()
+}
+
+// checkChunkLists reports chunk lists that name absent chunks.
+func (c *checker) checkChunkLists() {
+	c.incomplete = map[Digest]bool{}
+	for _, e := range c.inv.contents {
+		for i, ch := range e.Chunks {
+			if _, ok := c.inv.chunks[ch]; !ok {
+				c.incomplete[e.Digest] = true
+				c.add(Problem{Digest: e.Digest, Kind: ProblemMissingChunk,
+					Message: fmt.Sprintf("chunk %d of %d, %s, is not in the store", i+1, len(e.Chunks), ch)})
+			}
+		}
+	}
+}
+
+// job is one entry to verify.
+type job struct {
+	entry Entry
+	chunk bool // an unlisted chunk, verified through ChunkOpener
+}
+
+// verifyAll verifies every blob and object, then every unlisted chunk, on Workers goroutines.
+func (c *checker) verifyAll(ctx context.Context) error {
+	jobs := make([]job, 0, len(c.inv.contents))
+	for _, e := range c.inv.contents {
+		jobs = append(jobs, job{entry: e})
+		c.done.BytesTotal += e.Size
+	}
+	for _, e := range sortedEntries(c.inv.chunks) {
+		if c.inv.listed[e.Digest] {
+			continue
+		}
+		if _, ok := c.s.(ChunkOpener); !ok {
+			c.report.UnverifiedChunks++
+			continue
+		}
+		jobs = append(jobs, job{entry: e, chunk: true})
+		c.done.BytesTotal += e.Size
+	}
+	c.report.Chunks = len(c.inv.chunks)
+	c.done.EntriesTotal = len(jobs)
+	return runJobs(ctx, c.opts.Workers, jobs, c.verify)
+}
+
+// runJobs calls fn on every job from workers goroutines and returns the first error.
+func runJobs(ctx context.Context, workers int, jobs []job, fn func(context.Context, job, []byte) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := make(chan job)
+	var wg sync.WaitGroup
+	for range min(workers, max(len(jobs), 1)) {
+		wg.Go(func() {
+			buf := make([]byte, 256<<10)
+			for j := range next {
+				if err := fn(ctx, j, buf); err != nil {
+					cancel(err)
+				}
+			}
+		})
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// verify reads one entry back and checks what it refers to. Content errors become problems;
+// other errors (a cancelled context, a closed store) stop the check.
+func (c *checker) verify(ctx context.Context, j job, buf []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	e := j.entry
+	var n int64
+	var err error
+	switch {
+	case j.chunk:
+		n, err = readAll(buf, func() (io.ReadCloser, int64, error) { return c.s.(ChunkOpener).OpenChunk(ctx, e.Digest) })
+	case c.incomplete[e.Digest]:
+		// Already reported as missing chunks; reading it would only fail on them again.
+	case e.Kind != "":
+		n, err = c.verifyObject(ctx, e)
+	default:
+		n, err = readAll(buf, func() (io.ReadCloser, int64, error) { return c.s.OpenBlob(ctx, e.Digest) })
+	}
+	if err != nil {
+		if !isContentError(err) {
+			return err
+		}
+		c.add(problemOf(e.Digest, err))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case j.chunk:
+	case e.Kind != "":
+		c.report.Objects++
+	default:
+		c.report.Blobs++
+	}
+	if len(e.Chunks) > 0 {
+		c.report.ChunkedBlobs++
+	}
+	c.report.BytesChecked += n
+	c.done.EntriesDone++
+	c.done.BytesDone += e.Size
+	if c.opts.Progress != nil {
+		c.opts.Progress(c.done)
+	}
+	return nil
+}
+
+// readAll reads a verifying reader to its end and returns how many bytes it gave. The reader
+// checks the digests; the bytes themselves are not needed.
+func readAll(buf []byte, open func() (io.ReadCloser, int64, error)) (int64, error) {
+	r, _, err := open()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		total += int64(n)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// verifyObject reads, decodes and follows one structured object's references.
+func (c *checker) verifyObject(ctx context.Context, e Entry) (int64, error) {
+	b, err := c.s.GetObject(ctx, e.Digest)
+	if err != nil {
+		return 0, err
+	}
+	kind, refs, err := ReferencesOf(b)
+	if err != nil {
+		return int64(len(b)), err
+	}
+	if kind != e.Kind {
+		return int64(len(b)), fmt.Errorf("%w: stored as a %s but the object is a %s", ErrCorrupt, e.Kind, kind)
+	}
+	for _, ref := range refs {
+		target, ok := c.inv.byDigest[ref.Digest]
+		if !ok {
+			c.add(Problem{Digest: e.Digest, Kind: ProblemMissingReference,
+				Message: fmt.Sprintf("%s refers to %s (%s), which is not in the store", describe(e), ref.Digest, ref.MediaType)})
+			continue
+		}
+		if msg := descriptorMismatch(ref, target); msg != "" {
+			c.add(Problem{Digest: e.Digest, Kind: ProblemBadDescriptor,
+				Message: fmt.Sprintf("%s refers to %s %s", describe(e), ref.Digest, msg)})
+		}
+	}
+	return int64(len(b)), nil
+}
+
+// isContentError reports whether err is about the content (a problem to report) rather than
+// about the check (a reason to stop).
+func isContentError(err error) bool {
+	for _, target := range []error{ErrCorrupt, ErrNotFound, ErrInvalidObject, ErrUnknownKind,
+		ErrUnsupportedVersion, ErrNotCanonical, ErrTooLarge, ErrMissingReference, ErrInvalidDigest} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+func problemOf(d Digest, err error) Problem {
+	kind := ProblemCorrupt
+	if errors.Is(err, ErrInvalidObject) || errors.Is(err, ErrUnknownKind) || errors.Is(err, ErrUnsupportedVersion) ||
+		errors.Is(err, ErrNotCanonical) || errors.Is(err, ErrTooLarge) {
+		kind = ProblemInvalidObject
+	}
+	return Problem{Digest: d, Kind: kind, Message: err.Error()}
+}
+
+// refKinds is the object kind each digest namespace of refs must point at.
+var refKinds = map[string]Kind{
+	RefBundlePrefix:  KindRunManifest,
+	RefTagPrefix:     KindRunManifest,
+	RefProfilePrefix: KindProfileTree,
+	RefReceiptPrefix: KindReceipt,
+}
+
+// checkRefs checks that every ref points at present content of the right kind, and that refs
+// named after a digest point at that digest.
+func (c *checker) checkRefs(ctx context.Context) error {
+	refs, err := c.s.ListRefs(ctx, "")
+	if err != nil {
+		return fmt.Errorf("store: check: list refs: %w", err)
+	}
+	c.report.Refs = len(refs)
+	for _, r := range refs {
+		if err := ValidateRefName(r.Name); err != nil {
+			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: err.Error()})
+		}
+		if named, ok := DigestOfRef(r.Name); ok && named != r.Digest {
+			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: fmt.Sprintf("points at %s, not at the digest in its name", r.Digest)})
+		}
+		target, ok := c.inv.byDigest[r.Digest]
+		if !ok {
+			c.add(Problem{Ref: r.Name, Kind: ProblemMissingReference, Message: fmt.Sprintf("points at %s, which is not in the store", r.Digest)})
+			continue
+		}
+		if want, ok := refKinds[refNamespace(r.Name)]; ok && target.Kind != want {
+			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: fmt.Sprintf("points at %s, a %s rather than a %s", r.Digest, kindName(target.Kind), want)})
+		}
+	}
+	return nil
+}
+
+func kindName(k Kind) string {
+	if k == "" {
+		return "raw blob"
+	}
+	return string(k)
+}
+
+func sortedEntries(m map[Digest]Entry) []Entry {
+	out := make([]Entry, 0, len(m))
+	for _, e := range m {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return bytes.Compare(a.Digest[:], b.Digest[:]) })
+	return out
+}
