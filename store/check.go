@@ -91,6 +91,11 @@ type CheckReport struct {
 	// UnverifiedChunks counts chunks that no chunk list names and that the store cannot open
 	// on their own (see ChunkOpener). They are garbage, not damage.
 	UnverifiedChunks int
+	// DanglingGarbage counts references from objects that no ref reaches to content that is
+	// missing or does not match: what an interrupted write or a failed import leaves behind
+	// (an archive may carry an object before the blobs it names). They are garbage for GC, not
+	// damage; the same reference from reachable content is a Problem.
+	DanglingGarbage int
 	// Problems is sorted by digest, ref, kind and message, so two checks of the same store
 	// report identically.
 	Problems []Problem
@@ -120,16 +125,44 @@ func Check(ctx context.Context, s Store, opts CheckOptions) (*CheckReport, error
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{s: s, inv: inv, opts: opts, report: &CheckReport{}}
+	c := &checker{s: s, inv: inv, opts: opts, report: &CheckReport{}, edges: map[Digest][]Digest{}}
 	c.checkChunkLists()
 	if err := c.verifyAll(ctx); err != nil {
 		return nil, err
 	}
-	if err := c.checkRefs(ctx); err != nil {
+	refs, err := c.checkRefs(ctx)
+	if err != nil {
 		return nil, err
 	}
+	c.classifyReferenceProblems(refs)
 	slices.SortFunc(c.report.Problems, compareProblems)
 	return c.report, nil
+}
+
+// classifyReferenceProblems keeps the reference problems of content some ref reaches and
+// counts the others as garbage (see CheckReport.DanglingGarbage).
+func (c *checker) classifyReferenceProblems(refs []Ref) {
+	reachable := map[Digest]bool{}
+	var stack []Digest
+	for _, r := range refs {
+		stack = append(stack, r.Digest)
+	}
+	for len(stack) > 0 {
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if reachable[d] {
+			continue
+		}
+		reachable[d] = true
+		stack = append(stack, c.edges[d]...)
+	}
+	for _, p := range c.referenceProblems {
+		if reachable[p.Digest] {
+			c.report.Problems = append(c.report.Problems, p)
+		} else {
+			c.report.DanglingGarbage++
+		}
+	}
 }
 
 // inventory is every entry of a store, from one Walk.
@@ -170,6 +203,10 @@ type checker struct {
 	done   CheckProgress
 	// incomplete holds blobs with a missing chunk: reading them would only repeat that.
 	incomplete map[Digest]bool
+	// edges holds every object's references, and referenceProblems the problems of those
+	// references, which count only for content a ref reaches (guarded by mu).
+	edges             map[Digest][]Digest
+	referenceProblems []Problem
 }
 
 func (c *checker) add(p Problem) {
@@ -333,18 +370,25 @@ func (c *checker) verifyObject(ctx context.Context, e Entry) (int64, error) {
 	if kind != e.Kind {
 		return int64(len(b)), fmt.Errorf("%w: stored as a %s but the object is a %s", ErrCorrupt, e.Kind, kind)
 	}
+	targets := make([]Digest, 0, len(refs))
+	var problems []Problem
 	for _, ref := range refs {
+		targets = append(targets, ref.Digest)
 		target, ok := c.inv.byDigest[ref.Digest]
 		if !ok {
-			c.add(Problem{Digest: e.Digest, Kind: ProblemMissingReference,
+			problems = append(problems, Problem{Digest: e.Digest, Kind: ProblemMissingReference,
 				Message: fmt.Sprintf("%s refers to %s (%s), which is not in the store", describe(e), ref.Digest, ref.MediaType)})
 			continue
 		}
 		if msg := descriptorMismatch(ref, target); msg != "" {
-			c.add(Problem{Digest: e.Digest, Kind: ProblemBadDescriptor,
+			problems = append(problems, Problem{Digest: e.Digest, Kind: ProblemBadDescriptor,
 				Message: fmt.Sprintf("%s refers to %s %s", describe(e), ref.Digest, msg)})
 		}
 	}
+	c.mu.Lock()
+	c.edges[e.Digest] = targets
+	c.referenceProblems = append(c.referenceProblems, problems...)
+	c.mu.Unlock()
 	return int64(len(b)), nil
 }
 
@@ -378,11 +422,11 @@ var refKinds = map[string]Kind{
 }
 
 // checkRefs checks that every ref points at present content of the right kind, and that refs
-// named after a digest point at that digest.
-func (c *checker) checkRefs(ctx context.Context) error {
+// named after a digest point at that digest. It returns the refs it checked.
+func (c *checker) checkRefs(ctx context.Context) ([]Ref, error) {
 	refs, err := c.s.ListRefs(ctx, "")
 	if err != nil {
-		return fmt.Errorf("store: check: list refs: %w", err)
+		return nil, fmt.Errorf("store: check: list refs: %w", err)
 	}
 	c.report.Refs = len(refs)
 	for _, r := range refs {
@@ -401,7 +445,7 @@ func (c *checker) checkRefs(ctx context.Context) error {
 			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: fmt.Sprintf("points at %s, a %s rather than a %s", r.Digest, kindName(target.Kind), want)})
 		}
 	}
-	return nil
+	return refs, nil
 }
 
 func kindName(k Kind) string {

@@ -47,9 +47,20 @@ func TestCheck(t *testing.T) {
 			prepare: func(t *testing.T, s *storeUnderTest) store.Digest {
 				b := storetest.NewBundle(t, 4, 100)
 				putObjects(t, s, b.Objects[1])
+				s.setRef(t, "test/holder", store.Sum(b.Objects[1]))
 				return store.Sum(b.Objects[1])
 			},
 			want: []want{{kind: store.ProblemMissingReference, mention: "is not in the store"}},
+		},
+		{
+			// A failed import or an interrupted write can leave an object without the blobs
+			// it names; no ref reaches it, so it is garbage, not damage.
+			name: "unreachable object refers to a missing blob",
+			prepare: func(t *testing.T, s *storeUnderTest) store.Digest {
+				b := storetest.NewBundle(t, 4, 100)
+				putObjects(t, s, b.Objects[1])
+				return store.Digest{}
+			},
 		},
 		{
 			name: "chunk list names a missing chunk",
@@ -70,6 +81,7 @@ func TestCheck(t *testing.T) {
 				doc, desc := storetest.Encode(t, &store.ScenarioEvidence{ScenarioID: "s", Observations: []store.Observation{{Type: "audit_log",
 					Data: store.Descriptor{MediaType: store.MediaTypeJSON, Digest: store.Sum([]byte("abc")), Size: 2}}}})
 				putObjects(t, s, doc)
+				s.setRef(t, "test/holder", desc.Digest)
 				return desc.Digest
 			},
 			want: []want{{kind: store.ProblemBadDescriptor, mention: "with size 2"}},
@@ -80,6 +92,7 @@ func TestCheck(t *testing.T) {
 				x := storetest.Put(t, s, []byte("{}"))
 				doc, desc := storetest.Encode(t, &store.Receipt{Bundle: x, Profile: x, Verdict: x})
 				putObjects(t, s, doc)
+				s.setRef(t, store.ReceiptRefName(desc.Digest), desc.Digest)
 				return desc.Digest
 			},
 			want: []want{
@@ -193,5 +206,18 @@ func (s *storeUnderTest) setRef(t *testing.T, name string, d store.Digest) {
 	t.Helper()
 	if err := s.SetRef(t.Context(), name, d); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCheckCountsDanglingGarbage(t *testing.T) {
+	s := &storeUnderTest{newStore(t)}
+	b := storetest.NewBundle(t, 4, 100)
+	putObjects(t, s, b.Objects[1])
+	report, err := store.Check(t.Context(), s, store.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !report.OK() || report.DanglingGarbage == 0 {
+		t.Fatalf("problems %v, dangling garbage %d: want none and some", report.Problems, report.DanglingGarbage)
 	}
 }

@@ -36,9 +36,9 @@ func storeFsckCommand() *cli.Command {
 				for _, p := range report.Problems {
 					fmt.Fprintln(c.App.Writer, p.String())
 				}
-				fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems\n",
+				fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems, %d garbage references (store gc removes them)\n",
 					report.Blobs, report.ChunkedBlobs, report.Objects, report.Chunks, report.Refs,
-					humanBytes(report.BytesChecked), len(report.Problems))
+					humanBytes(report.BytesChecked), len(report.Problems), report.DanglingGarbage)
 			}
 			if !report.OK() {
 				return reported{status: exitMismatch}
@@ -63,11 +63,13 @@ type checkReportJSON struct {
 	Refs         int                `json:"refs"`
 	BytesChecked int64              `json:"bytes_checked"`
 	Problems     []checkProblemJSON `json:"problems"`
+	// DanglingGarbage counts references from unreachable objects to missing content.
+	DanglingGarbage int `json:"dangling_garbage"`
 }
 
 func checkJSON(r *store.CheckReport) checkReportJSON {
 	out := checkReportJSON{Blobs: r.Blobs, ChunkedBlobs: r.ChunkedBlobs, Objects: r.Objects, Chunks: r.Chunks,
-		Refs: r.Refs, BytesChecked: r.BytesChecked, Problems: []checkProblemJSON{}}
+		Refs: r.Refs, BytesChecked: r.BytesChecked, Problems: []checkProblemJSON{}, DanglingGarbage: r.DanglingGarbage}
 	for _, p := range r.Problems {
 		out.Problems = append(out.Problems, checkProblemJSON{Digest: p.Digest, Ref: p.Ref, Kind: fmt.Sprint(p.Kind), Message: p.Message})
 	}
