@@ -125,7 +125,7 @@ func planExport(ctx context.Context, s store.Store, bundle store.Digest, opts Ex
 // checkSealed refuses to export a manifest that is not a sealed bundle: an unsealed one may be
 // incomplete, and an archive must never carry a bundle its store did not vouch for.
 func checkSealed(ctx context.Context, s store.Store, bundle store.Digest) error {
-	ref := store.RefBundlePrefix + bundle.Hex()
+	ref := store.BundleRefName(bundle)
 	got, err := s.GetRef(ctx, ref)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

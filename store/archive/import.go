@@ -57,9 +57,9 @@ func seal(ctx context.Context, s store.Store, sum Summary, applyTags bool) error
 	if err := s.Sync(ctx); err != nil {
 		return fmt.Errorf("archive: sync before sealing %s: %w", sum.Bundle, err)
 	}
-	refs := []store.Ref{{Name: store.RefBundlePrefix + sum.Bundle.Hex(), Digest: sum.Bundle}}
+	refs := []store.Ref{{Name: store.BundleRefName(sum.Bundle), Digest: sum.Bundle}}
 	for _, r := range sum.Receipts {
-		refs = append(refs, store.Ref{Name: store.RefReceiptPrefix + r.Hex(), Digest: r})
+		refs = append(refs, store.Ref{Name: store.ReceiptRefName(r), Digest: r})
 	}
 	for _, t := range tags {
 		refs = append(refs, store.Ref{Name: store.RefTagPrefix + t, Digest: sum.Bundle})

@@ -39,8 +39,6 @@ const (
 	maxNameLen = 255
 	// maxLayoutSize bounds oci-layout, a one-field JSON object.
 	maxLayoutSize = 4 << 10
-	// maxTagLen bounds a tag, as the OCI distribution spec bounds image tags.
-	maxTagLen = 128
 )
 
 // layoutFile is the content of oci-layout.
@@ -252,24 +250,13 @@ func validAlgorithm(alg string) bool {
 	return !prevSep
 }
 
-// validTag checks a tag against the grammar of OCI image tags (OCI distribution spec, "Pulling
-// manifests": [a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}), without "..": the tags a store accepts, so
-// that a tag read from an archive can always be applied. (The annotation's own grammar,
-// image-spec annotations.md, is wider; a tag outside the narrower one could not be stored.)
+// validTag checks a tag with the store's own grammar (store.ValidateTag: OCI image tags without
+// ".."), so that a tag read from an archive can always be applied. (The annotation's own
+// grammar, image-spec annotations.md, is wider; a tag outside the narrower one could not be
+// stored.)
 func validTag(tag string) error {
-	if tag == "" || len(tag) > maxTagLen {
-		return fmt.Errorf("%w: %q: length %d, want 1 to %d", ErrBadTag, tag, len(tag), maxTagLen)
-	}
-	for i := 0; i < len(tag); i++ {
-		c := tag[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' ||
-			i > 0 && (c == '.' || c == '-')
-		if !ok {
-			return fmt.Errorf("%w: %q: character %q at %d (letters, digits, '_', and '.' or '-' after the first)", ErrBadTag, tag, c, i)
-		}
-	}
-	if strings.Contains(tag, "..") {
-		return fmt.Errorf("%w: %q contains \"..\"", ErrBadTag, tag)
+	if err := store.ValidateTag(tag); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadTag, err)
 	}
 	return nil
 }
