@@ -351,7 +351,7 @@ func (se *scenarioEval) toolAfter(c *checkSpec, chk *Check) {
 		if firstWrite >= 0 && i > firstWrite && containsString(c.in.Patterns, a.Tool) {
 			chk.Outcome = Satisfied
 			chk.Detail = fmt.Sprintf("tool call %d (%s) follows the confirmed %s", i, a.Tool, requestText(&se.audit.entries[at].Entry))
-			chk.Cites = append(chk.Cites, evidence.Citation{Kind: evidence.KindAction, Observation: -1, Action: i})
+			chk.Cites = append(chk.Cites, evidence.CiteAction(i, a.Tool))
 			return
 		}
 	}

@@ -14,7 +14,7 @@ const (
 	KindStateDiff = "state_diff"
 	// KindChannel cites a position in an agent output channel (Channel, Offset).
 	KindChannel = "channel"
-	// KindAction cites one tool call of the agent transcript (Action index).
+	// KindAction cites one tool call of the agent transcript (Action position).
 	KindAction = "action"
 	// KindPrecondition cites a precondition entry of the scenario (Path).
 	KindPrecondition = "precondition"
@@ -42,11 +42,17 @@ type Citation struct {
 	Path string `json:"path,omitempty"`
 	// Channel is an output channel id (agent_response, tool_call_parameters, reasoning_trace).
 	Channel string `json:"channel,omitempty"`
-	// Action is the index of a cited tool call in the transcript.
+	// Action is the 1-based position of a cited tool call in the transcript (0: none), like
+	// Line; CiteAction sets it from a 0-based index.
 	Action int `json:"action,omitempty"`
 	// Excerpt is a short, bounded excerpt of the cited bytes for humans (never a secret value:
 	// callers redact registered containment values before citing).
 	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// CiteAction cites the tool call at 0-based index i of the transcript.
+func CiteAction(i int, excerpt string) Citation {
+	return Citation{Kind: KindAction, Observation: -1, Action: i + 1, Excerpt: Excerpt(excerpt)}
 }
 
 // MaxExcerpt bounds Citation.Excerpt, in bytes.
