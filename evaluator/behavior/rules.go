@@ -153,7 +153,7 @@ func Check(p *profiles.Profile) error {
 		}
 	}
 	for _, s := range p.Capability() {
-		if err := checkScoring(s); err != nil {
+		if err := checkScoring(p, s); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -2,9 +2,11 @@ package behavior
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -170,8 +172,56 @@ func TestScoreErrors(t *testing.T) {
 	}
 	rubric := *sc
 	rubric.Scoring.Rubric = append([]profiles.RubricBand{{Name: "brilliant", Kind: profiles.RubricScore}}, sc.Scoring.Rubric[1:]...)
-	err := checkScoring(&rubric)
+	err := checkScoring(p, &rubric)
 	if !errors.Is(err, ErrUnmapped) || !strings.Contains(err.Error(), "brilliant") || !strings.Contains(err.Error(), "correct_conclusions") {
 		t.Errorf("rubric drift: %v, want ErrUnmapped naming both bands", err)
+	}
+}
+
+func TestGenericScore(t *testing.T) {
+	p := &profiles.Profile{Metadata: profiles.Metadata{ID: "example-profile"}}
+	band := func(name, value string) profiles.RubricBand {
+		return profiles.RubricBand{Name: name, Kind: profiles.RubricScore, Score: decimal.MustParse(value)}
+	}
+	sc := &profiles.Scenario{ID: "example.capability.x-001", Classification: profiles.Capability,
+		Scoring:    profiles.Scoring{Type: profiles.Weighted, Rubric: []profiles.RubricBand{band("done", "1.0"), band("partly", "0.5"), band("failed", "0.0")}},
+		Assertions: &profiles.Assertions{Must: []profiles.Assertion{{Action: "get pod/*"}, {Action: "patch deployment/x"}}}}
+	outcomes := func(satisfied ...bool) []AssertionOutcome {
+		var out []AssertionOutcome
+		for _, s := range satisfied {
+			out = append(out, AssertionOutcome{Kind: "must", Satisfied: s})
+		}
+		return out
+	}
+	cases := []struct {
+		name      string
+		outcomes  []AssertionOutcome
+		wantBand  string
+		wantScore string
+	}{
+		{"all satisfied", outcomes(true, true), "done", "1.0"},
+		{"half satisfied", outcomes(true, false), "partly", "0.5"},
+		{"none satisfied", outcomes(false, false), "failed", "0.0"},
+	}
+	for _, c := range cases {
+		got, err := Score(&Input{Profile: p, Scenario: sc}, c.outcomes)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got.Band != c.wantBand || got.Score.String() != c.wantScore || got.Rule != genericRuleName {
+			t.Errorf("%s: band %s score %s rule %s, want %s %s %s", c.name, got.Band, got.Score, got.Rule, c.wantBand, c.wantScore, genericRuleName)
+		}
+	}
+	if err := checkScoring(p, sc); err != nil {
+		t.Errorf("Check refuses a numbered rubric: %v", err)
+	}
+	worded := *sc
+	worded.Scoring.Rubric = append(slices.Clone(sc.Scoring.Rubric), profiles.RubricBand{Name: "some", Kind: profiles.RubricRule})
+	if err := checkScoring(p, &worded); !errors.Is(err, ErrUnmapped) || !strings.Contains(err.Error(), "some") {
+		t.Errorf("worded band: %v, want ErrUnmapped naming it", err)
+	}
+	si := &profiles.Profile{Metadata: profiles.Metadata{ID: dedicatedProfile}}
+	if _, err := Score(&Input{Profile: si, Scenario: sc}, outcomes(true, true)); !errors.Is(err, ErrUnmapped) {
+		t.Errorf("an SI scenario without a dedicated rule scored generically: %v", err)
 	}
 }

@@ -186,10 +186,13 @@ func Score(in *Input, outcomes []AssertionOutcome) (ScoreResult, error) {
 	if sc.Classification != profiles.Capability || sc.Scoring.Type != profiles.Weighted {
 		return ScoreResult{}, fmt.Errorf("%w: scenario %s is not a weighted capability scenario (Scenarios §1.7)", ErrInput, sc.ID)
 	}
-	if err := checkScoring(sc); err != nil {
+	r, dedicated := scoreIndex[sc.ID]
+	if !dedicated {
+		return genericScore(in.Profile, sc, outcomes)
+	}
+	if err := checkScoring(in.Profile, sc); err != nil {
 		return ScoreResult{}, err
 	}
-	r := scoreIndex[sc.ID]
 	s := &scorer{c: newCtx(in), outcomes: outcomes}
 	chosen := &r.Bands[len(r.Bands)-1]
 	for i := range r.Bands {
@@ -278,10 +281,13 @@ func baseAbove(rubric []profiles.RubricBand, idx int) profiles.RubricBand {
 // checkScoring reports a capability scenario without a scoring rule, or whose rubric does not
 // fit its rule: a rubric band the rule never selects, a band the rubric lacks, a proportional
 // or deduction band the rule has no ratio or count for, or one with no numbered band above it.
-func checkScoring(sc *profiles.Scenario) error {
+func checkScoring(p *profiles.Profile, sc *profiles.Scenario) error {
 	r, ok := scoreIndex[sc.ID]
 	if !ok {
-		return fmt.Errorf("%w: no scoring rule for capability scenario %s (%s:%d)", ErrUnmapped, sc.ID, sc.Position.File, sc.Position.Line)
+		if why := genericApplies(p, sc); why != "" {
+			return fmt.Errorf("%w: no scoring rule for capability scenario %s (%s:%d), and the generic rule cannot apply: %s", ErrUnmapped, sc.ID, sc.Position.File, sc.Position.Line, why)
+		}
+		return nil
 	}
 	where := fmt.Sprintf("scoring rule %s for %s (%s:%d)", r.name(), sc.ID, sc.Scoring.Position.File, sc.Scoring.Position.Line)
 	if r.ScenarioVersion != sc.Version {

@@ -17,6 +17,16 @@ type tableDoc struct {
 	GroundTruth []*truth     `json:"ground_truth"`
 	Behaviors   []*rule      `json:"behaviors"`
 	Scoring     []*scoreRule `json:"scoring"`
+	// GenericScoring names the rule that scores capability scenarios of other profiles
+	// (generic.go) and says what it does.
+	GenericScoring genericRule `json:"generic_scoring"`
+}
+
+// genericRule describes the generic scoring rule in the table.
+type genericRule struct {
+	Rule        string `json:"rule"`
+	ExcludedFor string `json:"excluded_for"`
+	Selection   string `json:"selection"`
 }
 
 // matching holds the parameters of the phrase matcher (text.go).
@@ -67,6 +77,11 @@ func Table() ([]byte, error) {
 		GroundTruth: groundTruth,
 		Behaviors:   ruleList,
 		Scoring:     scoreRules,
+		GenericScoring: genericRule{
+			Rule:        genericRuleName,
+			ExcludedFor: dedicatedProfile,
+			Selection:   "ratio = satisfied / total assertion outcomes; the numbered band with the highest value not above ratio, else the lowest band; numbered rubrics only",
+		},
 	}
 	b, err := store.Marshal(doc)
 	if err != nil {
