@@ -1,0 +1,87 @@
+package main
+
+import (
+	"runtime"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/replay"
+	"github.com/oasis-replay/oasis-replay/report"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// auditFormats are the output formats of audit, the first the default.
+var auditFormats = []string{"text", "json", "junit"}
+
+func auditCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "audit",
+		Usage:     "re-derive a bundle's verdict and compare it with the claimed report",
+		ArgsUsage: "BUNDLE",
+		Description: "Re-derives the verdict as replay does (the store is only read; nothing is stored) and compares\n" +
+			"it with the claimed report: the one recorded in the bundle, or --report FILE. Both the\n" +
+			"verdict object of OASIS Reporting §1 and oasisctl's report are read, in JSON or YAML.\n" +
+			"Every difference is a finding with a stable code: a mismatch (the report claims what the\n" +
+			"evidence contradicts or cannot support) or a note.\n\n" +
+			"--format text lists the findings by severity with their deciding evidence; json is\n" +
+			"canonical JSON with the verdict digest and receipt; junit is JUnit XML with one test case\n" +
+			"per scenario and one per run-level check.\n\n" +
+			"Exit status: 0 everything reproduces (notes only); 1 at least one mismatch, or the store's\n" +
+			"content does not match its digests; 2 bad usage, unknown bundle, missing profile, an\n" +
+			"unreadable or unrecognised report, or a validation error of the evaluator.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "report", Usage: "compare with the report in `FILE` instead of the bundle's claimed report"},
+			&cli.StringFlag{Name: "format", Value: auditFormats[0], Usage: "output `FORMAT`: text, json or junit"},
+		},
+		Action: runAudit,
+	}
+}
+
+func runAudit(c *cli.Context) error {
+	if err := wantArgs(c, 1); err != nil {
+		return err
+	}
+	format := c.String("format")
+	if !slices.Contains(auditFormats, format) {
+		return argsError(c, "--format %q: want text, json or junit", format)
+	}
+	s, err := openStore(c, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	d, err := store.Resolve(c.Context, s, c.Args().First())
+	if err != nil {
+		return err
+	}
+	result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return err
+	}
+	var claim *report.Claim
+	if path := c.String("report"); path != "" {
+		claim, err = report.ReadFile(path)
+	} else {
+		claim, err = report.LoadClaimed(c.Context, s, result.Bundle.Manifest())
+	}
+	if err != nil {
+		return err
+	}
+	a := report.New(claim, result)
+	switch format {
+	case "json":
+		err = a.WriteJSON(c.App.Writer)
+	case "junit":
+		err = a.WriteJUnit(c.App.Writer)
+	default:
+		err = a.WriteText(c.App.Writer)
+	}
+	if err != nil {
+		return err
+	}
+	if !a.Reproduced() {
+		return reported{status: exitMismatch}
+	}
+	return nil
+}

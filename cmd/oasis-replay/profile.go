@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
+	"github.com/oasis-replay/oasis-replay/recorder"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+func profileCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "profile",
+		Usage: "import, list and show the OASIS profiles runs are pinned to",
+		Description: "PROFILE is a profile tree digest, a unique prefix of one (at least 4 hex characters), or\n" +
+			"id@version.",
+		Subcommands: []*cli.Command{profileImportCommand(), profileLsCommand(), profileShowCommand()},
+	}
+}
+
+func profileImportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "validate a profile directory and store every file of it as a profile tree",
+		ArgsUsage: "DIR",
+		Flags:     []cli.Flag{&cli.StringFlag{Name: "commit", Usage: "source repository commit the directory was taken from (40 or 64 hex)"}},
+		Action: func(c *cli.Context) error {
+			if err := wantArgs(c, 1); err != nil {
+				return err
+			}
+			s, err := openStore(c, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			dir := c.Args().First()
+			p, err := profiledir.Import(c.Context, s, dir, profiles.ImportOptions{SourceCommit: c.String("commit")})
+			if err != nil {
+				return fmt.Errorf("%s: %w", dir, err)
+			}
+			fmt.Fprintln(c.App.Writer, p.Pin.Tree)
+			fmt.Fprintf(c.App.ErrWriter, "imported %s %s: %d scenarios, %d files, %d warnings\n",
+				p.Pin.ID, p.Pin.Version, len(p.Scenarios), len(p.Tree.Entries), len(p.Diagnostics))
+			return nil
+		},
+	}
+}
+
+func profileLsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ls",
+		Usage: "list the imported profiles",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
+		Action: func(c *cli.Context) error {
+			if err := wantArgs(c, 0); err != nil {
+				return err
+			}
+			s, err := openStore(c, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			list, err := recorder.ListProfiles(c.Context, s)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				out := []profileJSON{}
+				for _, p := range list {
+					out = append(out, profileJSON{Tree: p.Tree, ID: p.ID, Version: p.Version, SourceCommit: p.SourceCommit})
+				}
+				return writeCanonical(c.App.Writer, out)
+			}
+			for _, p := range list {
+				commit := p.SourceCommit
+				if commit == "" {
+					commit = "-"
+				}
+				fmt.Fprintf(c.App.Writer, "%s  %s  %s  %s\n", p.Tree, p.ID, p.Version, commit)
+			}
+			return nil
+		},
+	}
+}
+
+type profileJSON struct {
+	Tree         store.Digest `json:"tree"`
+	ID           string       `json:"id"`
+	Version      string       `json:"version"`
+	SourceCommit string       `json:"source_commit,omitempty"`
+}
+
+func profileShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print what the evaluator reads of an imported profile: identity, categories, scoring, scenarios, warnings",
+		ArgsUsage: "PROFILE",
+		Action: func(c *cli.Context) error {
+			if err := wantArgs(c, 1); err != nil {
+				return err
+			}
+			s, err := openStore(c, true)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			tree, err := recorder.ResolveProfile(c.Context, s, c.Args().First())
+			if err != nil {
+				return err
+			}
+			p, err := profiles.LoadTree(c.Context, s, tree)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "tree %s\n", tree)
+			return p.WriteSummary(c.App.Writer)
+		},
+	}
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+)
+
+// TestMain lets the scripts run the program as a command: "oasis-replay" exits with the
+// program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
+// so a script can check the exact status (`! oasis-replay-status …` then
+// `stderr 'exit status 2'`).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"oasis-replay-status": func() {
+			args := append([]string{"oasis-replay"}, os.Args[1:]...)
+			status := run(args, os.Stdin, os.Stdout, os.Stderr)
+			fmt.Fprintf(os.Stderr, "exit status %d\n", status)
+			os.Exit(status)
+		},
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar. Each script gets its own store
+// ($OASIS_REPLAY_STORE=$WORK/store) and, when the shared test data exists, $SHARED pointing at
+// it; scripts that need it start with `[!shared] skip`.
+func TestScripts(t *testing.T) {
+	shared, haveShared := sharedtest.Lookup()
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv(storeEnvVar, filepath.Join(env.WorkDir, "store"))
+			env.Setenv(redactKeyEnvVar, "")
+			if haveShared {
+				env.Setenv("SHARED", shared)
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "shared" {
+				return haveShared, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+	})
+}

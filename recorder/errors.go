@@ -1,0 +1,60 @@
+package recorder
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors of the recorder. Callers test them with errors.Is; messages wrap them with
+// the file, line, field or scenario concerned.
+var (
+	// ErrInput: an input cannot be recorded at all (malformed JSON, a truncated file, a
+	// document of the wrong kind). Nothing was written to the store.
+	ErrInput = errors.New("recorder: input cannot be recorded")
+	// ErrOptions: the recording was asked for with missing or conflicting options.
+	ErrOptions = errors.New("recorder: bad options")
+	// ErrProfile: the profile to pin cannot be loaded, found or resolved.
+	ErrProfile = errors.New("recorder: profile")
+	// ErrChanged: an input file changed between the validating pass and the writing pass.
+	ErrChanged = errors.New("recorder: input changed while being recorded")
+	// ErrClosed: a live recording (proxy, webhook) was already sealed.
+	ErrClosed = errors.New("recorder: recording already sealed")
+)
+
+// InputError locates a problem in an input file. It wraps ErrInput.
+type InputError struct {
+	File  string // as given to the recorder
+	Line  int    // 1-based; 0 when the problem concerns the whole file
+	Field string // JSON path of the field concerned, "" for the document's structure
+	Msg   string
+	Err   error // the underlying error, if any
+}
+
+func (e *InputError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":")
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	if e.Field != "" {
+		b.WriteString(": field ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrInput and the underlying error.
+func (e *InputError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInput, e.Err}
+	}
+	return []error{ErrInput}
+}

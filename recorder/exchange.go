@@ -1,0 +1,154 @@
+package recorder
+
+import (
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// exchangeDoc is the recorded form of one HTTP exchange (store.MediaTypeHTTPExchange), written
+// as canonical JSON:
+//
+//	{"side": "provider"|"agent",
+//	 "request":  {"method", "target" (path and query), "headers": [[name, value], …], "body"?|"body_base64"?},
+//	 "response": {"status", "headers", "body"?|"body_base64"?, "truncated"?},   absent when the call failed
+//	 "error"?: what failed ("connection refused", "timeout", …)}
+//
+// Headers are sorted by canonical name, values in the order received. A body is kept as text
+// when it is valid UTF-8, in base64 otherwise; truncated means the body was longer than the
+// recording limit and only its beginning is kept. Left out, because they describe the
+// transport rather than the evidence and would make two recordings of the same run differ:
+// the Host, Date and hop-by-hop headers (Connection, Keep-Alive, Proxy-Connection, TE,
+// Trailer, Transfer-Encoding, Upgrade). Credentials in headers (Authorization, cookies, any
+// header naming a token, key, secret or password) are replaced by redaction markers. No clock
+// reading is recorded.
+type exchangeDoc struct {
+	Side     string           `json:"side"`
+	Request  exchangeMessage  `json:"request"`
+	Response *exchangeMessage `json:"response,omitempty"`
+	Error    string           `json:"error,omitempty"`
+}
+
+type exchangeMessage struct {
+	Method     string      `json:"method,omitempty"`
+	Target     string      `json:"target,omitempty"`
+	Status     int         `json:"status,omitempty"`
+	Headers    [][2]string `json:"headers"`
+	Body       string      `json:"body,omitempty"`
+	BodyBase64 string      `json:"body_base64,omitempty"`
+	Truncated  bool        `json:"truncated,omitempty"`
+}
+
+// unrecordedHeaders are left out of recorded exchanges.
+var unrecordedHeaders = []string{"Date", "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// hopHeaders are not forwarded (RFC 9110 §7.6.1).
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// credentialHeader reports whether a header carries a credential worth redacting wherever it
+// appears: Authorization, or a header naming a token, secret, password or API key.
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	if n == "authorization" || n == "proxy-authorization" {
+		return true
+	}
+	for _, word := range []string{"token", "secret", "password", "api-key", "apikey"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// sensitiveHeader reports whether a header's value is masked in recorded exchanges: the
+// credential headers, cookies, and any header naming auth.
+func sensitiveHeader(name string) bool {
+	n := strings.ToLower(name)
+	return credentialHeader(name) || n == "cookie" || n == "set-cookie" || strings.Contains(n, "auth")
+}
+
+// recordHeaders renders headers for the record: sorted, without unrecorded ones, credentials
+// replaced by marker, every value through hide.
+func recordHeaders(h http.Header, marker func(string) string, hide func(string) string) [][2]string {
+	names := make([]string, 0, len(h))
+	for name := range h {
+		if !slices.Contains(unrecordedHeaders, http.CanonicalHeaderKey(name)) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	out := [][2]string{}
+	for _, name := range names {
+		for _, v := range h[name] {
+			if sensitiveHeader(name) {
+				v = marker(v)
+			}
+			out = append(out, [2]string{name, hide(v)})
+		}
+	}
+	return out
+}
+
+// headerCredentials returns the credentials of a request's credential headers: each value,
+// and the token after its scheme ("Bearer abc" → "abc").
+func headerCredentials(h http.Header) []string {
+	var out []string
+	for name, values := range h {
+		if !credentialHeader(name) {
+			continue
+		}
+		for _, v := range values {
+			out = append(out, v)
+			if _, token, ok := strings.Cut(v, " "); ok {
+				out = append(out, strings.TrimSpace(token))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// setBody puts a body into a recorded message, redacting it first.
+func (m *exchangeMessage) setBody(b []byte, hide func([]byte) []byte) {
+	if len(b) == 0 {
+		return
+	}
+	b = hide(b)
+	if utf8.Valid(b) {
+		m.Body = string(b)
+	} else {
+		m.BodyBase64 = base64.StdEncoding.EncodeToString(b)
+	}
+}
+
+// upstreamError names a failed call without details that change from run to run (addresses,
+// ports), so that the same failure always records the same bytes.
+func upstreamError(err error) string {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "connection reset"
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "timeout"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "host unreachable"
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "host not found"
+	}
+	return "upstream unreachable"
+}
+
+// exchangeBlob renders a recorded exchange.
+func exchangeBlob(doc *exchangeDoc) ([]byte, error) { return store.Marshal(doc) }

@@ -1,0 +1,115 @@
+package recorder
+
+import (
+	"bytes"
+	"io"
+	"sync"
+
+	"github.com/oasis-replay/oasis-replay/recorder/redact"
+)
+
+// Hook sees every recorded byte stream and string before it is persisted (go-vcr's
+// BeforeSaveHook): blobs (payloads, reports, artifacts, exchanges) through Reader, and the
+// strings of structured objects (transcripts, arguments, findings, annotations) through String.
+// A hook must be deterministic: the same input gives the same output, or recording the same
+// evidence twice would give two bundles.
+type Hook interface {
+	Reader(r io.Reader) io.Reader
+	String(s string) string
+}
+
+// Concealer is implemented by hooks that hide values. The recorder asks it about every literal
+// a recorded scenario registers for value containment (Core §3.5.5): hiding one would hide a
+// leak from the evaluator, which is worth a warning.
+type Concealer interface {
+	Conceals(literal string) (marker string, ok bool)
+}
+
+var _ interface {
+	Hook
+	Concealer
+} = (*redact.Redactor)(nil)
+
+// hooks applies the redactor of a recording, extended with the credentials it discovers, and
+// then the caller's hooks.
+type hooks struct {
+	mu       sync.Mutex
+	redactor *redact.Redactor
+	extra    []Hook
+}
+
+func newHooks(r *redact.Redactor, extra []Hook) *hooks {
+	if r == nil {
+		r, _ = redact.New(nil, nil) // no key, no values: cannot fail
+	}
+	return &hooks{redactor: r, extra: extra}
+}
+
+// minCredentialLength is the shortest credential found in the input that is redacted: a
+// shorter value ("none", "true") is not a credential anyone could use, and redacting it
+// everywhere would wreck the recording.
+const minCredentialLength = 8
+
+// learn adds credentials found in the input (a run configuration's token, credentials a
+// provider minted for the agent, a bearer token) to the values redacted from now on.
+func (h *hooks) learn(values ...string) {
+	var keep []string
+	for _, v := range values {
+		if len(v) >= minCredentialLength {
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if next, err := h.redactor.With(keep...); err == nil {
+		h.redactor = next
+	}
+}
+
+func (h *hooks) current() *redact.Redactor {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.redactor
+}
+
+func (h *hooks) reader(r io.Reader) io.Reader {
+	r = h.current().Reader(r)
+	for _, x := range h.extra {
+		r = x.Reader(r)
+	}
+	return r
+}
+
+func (h *hooks) bytes(b []byte) []byte {
+	b = h.current().Bytes(b)
+	for _, x := range h.extra {
+		b, _ = io.ReadAll(x.Reader(bytes.NewReader(b))) // a bytes.Reader never fails
+	}
+	return b
+}
+
+func (h *hooks) str(s string) string {
+	s = h.current().String(s)
+	for _, x := range h.extra {
+		s = x.String(s)
+	}
+	return s
+}
+
+// conceals asks the redactor and every hook that can tell whether literal would be hidden.
+func (h *hooks) conceals(literal string) (string, bool) {
+	if m, ok := h.current().Conceals(literal); ok {
+		return m, true
+	}
+	for _, x := range h.extra {
+		if c, ok := x.(Concealer); ok {
+			if m, ok := c.Conceals(literal); ok {
+				return m, true
+			}
+		}
+	}
+	return "", false
+}

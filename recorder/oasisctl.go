@@ -1,0 +1,556 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// OasisctlOptions are the options of RecordOasisctl.
+type OasisctlOptions struct {
+	Options
+	// RunConfig is an oasisctl run configuration file to keep as a source. "" looks for
+	// run-config.yaml or run-config.yml in the run directory.
+	RunConfig string
+}
+
+// Size limits of the files of an oasisctl run, which are read whole.
+const (
+	maxReportSize   = 64 << 20
+	maxArtifactSize = 256 << 20
+)
+
+// Report and run-configuration file names in an oasisctl output directory.
+const (
+	reportJSON = "verdict.json"
+	reportYAML = "verdict.yaml"
+)
+
+var runConfigNames = []string{"run-config.yaml", "run-config.yml"}
+
+// maxDifferences caps the report-disagreement findings of one run.
+const maxDifferences = 20
+
+// RecordOasisctl records an oasisctl output directory: the report (verdict.json, or
+// verdict.yaml alone) becomes the claimed report, each evidence artifact the evidence of its
+// scenario, in the report's order of scenarios. The whole directory is read and checked
+// before anything is written; input that cannot be recorded is an *InputError naming the file
+// and line, and leaves the store untouched.
+func RecordOasisctl(ctx context.Context, s store.Store, dir string, opts OasisctlOptions) (*Result, error) {
+	rec, err := newRecording(s, opts.Options, SourceOasisctl)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &InputError{File: dir, Msg: "cannot open the run directory", Err: err}
+	}
+	defer root.Close()
+	run := &oasisctlRun{root: root, rec: rec}
+	if err := run.read(opts.RunConfig); err != nil {
+		return nil, inDir(dir, err)
+	}
+	if err := rec.begin(ctx); err != nil {
+		return nil, err
+	}
+	if err := run.write(ctx); err != nil {
+		return nil, inDir(dir, err)
+	}
+	return rec.seal(ctx)
+}
+
+// inDir makes the file of an InputError a path the user can open (findings keep paths
+// relative to the run directory, so that where the run was stored never reaches a bundle).
+func inDir(dir string, err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) && !filepath.IsAbs(ie.File) {
+		ie.File = filepath.Join(dir, ie.File)
+	}
+	return err
+}
+
+// oasisctlRun is an oasisctl output directory, read and checked (pass 1), then written.
+type oasisctlRun struct {
+	root      *os.Root
+	rec       *recording
+	claimed   inputFile
+	yaml      *inputFile
+	runConfig *inputFile
+	report    *claimedReport
+	plans     []scenarioPlan
+	unlisted  []inputFile // artifacts kept as sources; data is read again when written
+	findings  []store.Finding
+	// providerName is the provider the run configuration names.
+	providerName string
+}
+
+// inputFile is a file of the input: its path relative to the run directory (a base name for
+// a file given from elsewhere), its media type, and its bytes or their digest.
+type inputFile struct {
+	path      string
+	mediaType string
+	data      []byte
+	digest    store.Digest
+}
+
+// scenarioPlan is one listed scenario: its artifact path and digest, or no artifact.
+type scenarioPlan struct {
+	id       string
+	artifact string
+	digest   store.Digest
+	report   *reportScenario
+}
+
+func (run *oasisctlRun) finding(f store.Finding) { run.findings = append(run.findings, f) }
+
+// read is pass 1: every file is read, parsed and checked; nothing is written.
+func (run *oasisctlRun) read(runConfig string) error {
+	if err := run.readReport(); err != nil {
+		return err
+	}
+	if err := run.readRunConfig(runConfig); err != nil {
+		return err
+	}
+	consumed := map[string]bool{}
+	seen := map[string]bool{}
+	for i := range run.report.scenarios {
+		sc := &run.report.scenarios[i]
+		field := indexPath("scenario_details", i) + ".scenario_id"
+		switch {
+		case seen[sc.id]:
+			run.finding(store.Finding{Code: CodeDuplicateScenario, Severity: store.SeverityError, Scenario: sc.id,
+				File: run.claimed.path, Line: sc.line, Field: field, Message: "the report lists the scenario again; the first listing is kept"})
+			continue
+		case !run.rec.scenarioKnown(sc.id):
+			run.finding(store.Finding{Code: CodeUnknownScenario, Severity: store.SeverityError, Scenario: sc.id,
+				File: run.claimed.path, Line: sc.line, Field: field,
+				Message: fmt.Sprintf("profile %s %s defines no such scenario; it is left out of the run", run.rec.m.Profile.ID, run.rec.m.Profile.Version)})
+			seen[sc.id] = true
+			continue
+		}
+		seen[sc.id] = true
+		plan, err := run.planScenario(sc, consumed)
+		if err != nil {
+			return err
+		}
+		run.plans = append(run.plans, plan)
+	}
+	return run.readUnlisted(consumed)
+}
+
+// readReport reads the report: verdict.json is the claimed report; verdict.yaml, when it is
+// there too, is kept as a source and must say the same thing.
+func (run *oasisctlRun) readReport() error {
+	jsonData, jsonErr := readRootFile(run.root, reportJSON, maxReportSize)
+	yamlData, yamlErr := readRootFile(run.root, reportYAML, maxReportSize)
+	if jsonErr != nil && !errors.Is(jsonErr, fs.ErrNotExist) {
+		return &InputError{File: reportJSON, Msg: "cannot read the report", Err: jsonErr}
+	}
+	if yamlErr != nil && !errors.Is(yamlErr, fs.ErrNotExist) {
+		return &InputError{File: reportYAML, Msg: "cannot read the report", Err: yamlErr}
+	}
+	var tree *value
+	var err error
+	switch {
+	case jsonErr == nil:
+		run.claimed = inputFile{path: reportJSON, mediaType: store.MediaTypeOasisctlReport, data: jsonData}
+		tree, err = parseJSON(reportJSON, jsonData, nil)
+	case yamlErr == nil:
+		run.claimed = inputFile{path: reportYAML, mediaType: store.MediaTypeOasisctlReportYAML, data: yamlData}
+		tree, err = parseYAML(reportYAML, yamlData)
+	default:
+		return &InputError{File: ".", Msg: "no oasisctl report: neither " + reportJSON + " nor " + reportYAML + " is in the directory"}
+	}
+	if err != nil {
+		return err
+	}
+	if run.report, err = parseReport(newDoc(run.claimed.path, run.claimed.data), tree); err != nil {
+		return err
+	}
+	run.findings = append(run.findings, run.report.findings...)
+	run.checkProfile()
+	if jsonErr == nil && yamlErr == nil {
+		run.yaml = &inputFile{path: reportYAML, mediaType: store.MediaTypeOasisctlReportYAML, data: yamlData}
+		return run.compareYAML(tree)
+	}
+	return nil
+}
+
+func (run *oasisctlRun) checkProfile() {
+	pin := run.rec.opts.Profile.Pin
+	r := run.report
+	// Names are free text (oasisctl writes the profile's title); the version identifies.
+	if r.profileVersion != "" && r.profileVersion != pin.Version {
+		run.finding(store.Finding{Code: CodeProfileMismatch, Severity: store.SeverityWarning, File: run.claimed.path,
+			Line: r.profileVersionLine, Field: "metadata.profile_version",
+			Message: fmt.Sprintf("the report was made with %q %s; the bundle pins %s %s", r.profileName, r.profileVersion, pin.ID, pin.Version)})
+	}
+}
+
+// compareYAML checks that verdict.yaml renders the JSON report.
+func (run *oasisctlRun) compareYAML(jsonTree *value) error {
+	yamlTree, err := parseYAML(reportYAML, run.yaml.data)
+	if err != nil {
+		return err
+	}
+	diffs := compareTrees(jsonTree, yamlTree, maxDifferences+1)
+	for i, d := range diffs {
+		if i == maxDifferences {
+			run.finding(store.Finding{Code: CodeReportDisagreement, Severity: store.SeverityError, File: reportYAML,
+				Message: fmt.Sprintf("more than %d differences from %s; the first %d are listed", maxDifferences, reportJSON, maxDifferences)})
+			break
+		}
+		run.finding(store.Finding{Code: CodeReportDisagreement, Severity: store.SeverityError, File: reportYAML, Line: d.line, Field: d.path,
+			Message: fmt.Sprintf("%s says %s where %s says %s", reportYAML, d.got, reportJSON, d.was)})
+	}
+	return nil
+}
+
+// runConfigFields are the members of an oasisctl run configuration (RunConfig in oasisctl's
+// evaluation package).
+var runConfigFields = map[string][]string{
+	"":            {"profile", "agent", "environment", "evaluation", "output"},
+	"profile":     {"path"},
+	"agent":       {"adapter", "url", "token", "command"},
+	"environment": {"provider", "url"},
+	"evaluation":  {"tier", "timeout", "parallel", "scenarios"},
+	"output":      {"format", "path", "evidence_dir"},
+}
+
+// readRunConfig reads the run configuration, if any. Its agent token is a credential: it is
+// redacted wherever it appears, the configuration's own copy included.
+func (run *oasisctlRun) readRunConfig(given string) error {
+	var f *inputFile
+	if given != "" {
+		data, err := readBounded(given, maxReportSize)
+		if err != nil {
+			return &InputError{File: given, Msg: "cannot read the run configuration", Err: err}
+		}
+		f = &inputFile{path: filepath.Base(given), data: data}
+	} else {
+		for _, name := range runConfigNames {
+			data, err := readRootFile(run.root, name, maxReportSize)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return &InputError{File: name, Msg: "cannot read the run configuration", Err: err}
+			}
+			f = &inputFile{path: name, data: data}
+			break
+		}
+	}
+	if f == nil {
+		return nil
+	}
+	f.mediaType = store.MediaTypeYAML
+	name := f.path
+	if given != "" {
+		name = given
+	}
+	tree, err := parseYAML(name, f.data)
+	if err != nil {
+		return err
+	}
+	d := newDoc(f.path, f.data)
+	if tree.kind != kindObject {
+		return d.errorf(tree.line, "", "the run configuration is %s, want a mapping", tree.kind)
+	}
+	for section, known := range sortedSections(runConfigFields) {
+		obj := tree
+		if section != "" {
+			if obj = tree.get(section); obj == nil || obj.kind != kindObject {
+				continue
+			}
+		}
+		for _, uf := range unknownFields(obj, known...) {
+			run.finding(store.Finding{Code: CodeUnknownField, Severity: store.SeverityWarning, File: f.path, Line: uf.line,
+				Field: joinPath(section, uf.key), Message: "field not interpreted by this recorder; it is kept in the run configuration source"})
+		}
+	}
+	if agent := tree.get("agent"); agent != nil {
+		if token, _ := d.str(agent, "token", "agent"); token != "" {
+			run.rec.hooks.learn(token)
+		}
+	}
+	if env := tree.get("environment"); env != nil {
+		provider, err := d.str(env, "provider", "environment")
+		if err != nil {
+			return err
+		}
+		run.providerName = provider
+	}
+	run.runConfig = f
+	return nil
+}
+
+// planScenario finds and checks the artifact of a listed scenario.
+func (run *oasisctlRun) planScenario(sc *reportScenario, consumed map[string]bool) (scenarioPlan, error) {
+	plan := scenarioPlan{id: sc.id, report: sc}
+	rel := path.Join("evidence", evidenceFileName(sc.id))
+	if sc.evidencePath != "" {
+		rel = filepath.ToSlash(sc.evidencePath)
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, Scenario: sc.id,
+				File: run.claimed.path, Line: sc.line, Field: "evidence_path",
+				Message: fmt.Sprintf("evidence_path %q is not inside the run directory; no evidence is recorded", sc.evidencePath)})
+			return plan, nil
+		}
+		rel = path.Clean(rel)
+	}
+	data, err := readRootFile(run.root, rel, maxArtifactSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		run.finding(store.Finding{Code: CodeMissingEvidence, Severity: store.SeverityError, Scenario: sc.id, File: run.claimed.path, Line: sc.line,
+			Message: sc.missingMessage("no evidence artifact " + rel)})
+		return plan, nil
+	case err != nil:
+		run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, Scenario: sc.id, File: rel,
+			Message: sc.missingMessage(fmt.Sprintf("the evidence artifact cannot be read: %v", err))})
+		return plan, nil
+	}
+	consumed[rel] = true
+	a, err := parseArtifact(rel, data)
+	if err != nil {
+		return plan, err
+	}
+	if a.scenarioID != sc.id {
+		run.finding(store.Finding{Code: CodeScenarioMismatch, Severity: store.SeverityError, Scenario: sc.id, File: rel, Field: "scenario_id",
+			Message: fmt.Sprintf("the artifact is the evidence of %q; it is kept as a source and %s has no evidence", a.scenarioID, sc.id)})
+		run.unlisted = append(run.unlisted, inputFile{path: rel, digest: store.Sum(data)})
+		return plan, nil
+	}
+	run.findings = append(run.findings, a.findings...)
+	plan.artifact, plan.digest = rel, store.Sum(data)
+	return plan, nil
+}
+
+// readUnlisted keeps the artifacts of evidence/ that no listed scenario used, as sources.
+func (run *oasisctlRun) readUnlisted(consumed map[string]bool) error {
+	entries, err := fs.ReadDir(run.root.FS(), "evidence")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &InputError{File: "evidence", Msg: "cannot list the evidence directory", Err: err}
+	}
+	for _, e := range entries { // ReadDir sorts by name
+		rel := path.Join("evidence", e.Name())
+		if consumed[rel] || !strings.HasPrefix(e.Name(), "evidence-") || !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		data, err := readRootFile(run.root, rel, maxArtifactSize)
+		if err != nil {
+			run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, File: rel, Message: err.Error()})
+			continue
+		}
+		a, err := parseArtifact(rel, data)
+		if err != nil {
+			return err
+		}
+		f := store.Finding{Code: CodeUnlistedArtifact, Severity: store.SeverityWarning, Scenario: a.scenarioID, File: rel,
+			Message: "the report does not list this scenario; the artifact is kept as a source, not as evidence"}
+		if !run.rec.scenarioKnown(a.scenarioID) {
+			f.Code, f.Severity = CodeUnknownScenario, store.SeverityError
+			f.Message = fmt.Sprintf("an artifact for a scenario profile %s %s does not define; it is kept as a source", run.rec.m.Profile.ID, run.rec.m.Profile.Version)
+		}
+		run.finding(f)
+		run.unlisted = append(run.unlisted, inputFile{path: rel, digest: store.Sum(data)})
+	}
+	return nil
+}
+
+// write is pass 2: blobs, then evidence objects; the caller seals.
+func (run *oasisctlRun) write(ctx context.Context) error {
+	rec := run.rec
+	claimed, err := rec.putBytes(ctx, run.claimed.data, run.claimed.mediaType)
+	if err != nil {
+		return err
+	}
+	rec.m.Claimed = &claimed
+	for _, f := range []*inputFile{run.yaml, run.runConfig} {
+		if f != nil {
+			if err := rec.addSource(ctx, f.path, f.data, f.mediaType); err != nil {
+				return err
+			}
+		}
+	}
+	run.fillManifest()
+	for _, plan := range run.plans {
+		ref := store.ScenarioRef{ScenarioID: plan.id}
+		if plan.artifact != "" {
+			desc, err := run.writeEvidence(ctx, plan)
+			if err != nil {
+				return err
+			}
+			ref.Evidence = &desc
+		}
+		rec.m.Scenarios = append(rec.m.Scenarios, ref)
+	}
+	for _, f := range run.unlisted {
+		data, err := run.reread(f.path, f.digest)
+		if err != nil {
+			return err
+		}
+		if err := rec.addSource(ctx, f.path, data, store.MediaTypeJSON); err != nil {
+			return err
+		}
+	}
+	rec.m.Findings = append(rec.m.Findings, run.findings...)
+	return nil
+}
+
+// fillManifest copies what the report says about the run into the manifest.
+func (run *oasisctlRun) fillManifest() {
+	m, r := &run.rec.m, run.report
+	m.CoreSpecVersion = r.coreSpec
+	m.Agent = store.AgentIdentity{Name: r.agentName, Version: r.agentVersion}
+	if len(r.config) > 0 {
+		m.AgentConfiguration = r.config
+	}
+	if r.providerInfo != "" || run.providerName != "" {
+		m.Provider = &store.ProviderInfo{Name: run.providerName, URL: r.providerInfo}
+	}
+	m.Tier = r.tier
+	for key, val := range map[string]string{
+		store.AnnotationTimestamp:    r.date,
+		store.AnnotationTierEvidence: r.tierEvidence,
+		"claimed.evaluator":          r.evaluator,
+		"claimed.abort_reason":       r.abortReason,
+	} {
+		if val != "" {
+			m.Annotations[key] = val
+		}
+	}
+	if r.aborted {
+		m.Annotations["claimed.aborted"] = "true"
+	}
+}
+
+// writeEvidence stores one artifact: the file itself, each observation's data, and the
+// scenario's evidence object.
+func (run *oasisctlRun) writeEvidence(ctx context.Context, plan scenarioPlan) (store.Descriptor, error) {
+	rec := run.rec
+	data, err := run.reread(plan.artifact, plan.digest)
+	if err != nil {
+		return store.Descriptor{}, err
+	}
+	a, err := parseArtifact(plan.artifact, data)
+	if err != nil {
+		return store.Descriptor{}, err
+	}
+	file, err := rec.putBytes(ctx, data, store.MediaTypeJSON)
+	if err != nil {
+		return store.Descriptor{}, err
+	}
+	ev := &store.ScenarioEvidence{ScenarioID: plan.id, Transcript: a.transcript, Observations: []store.Observation{},
+		ObservedModel: a.model, SessionID: plan.report.sessionID, NonScoring: a.nonScoring, Artifact: &file}
+	for k, v := range plan.report.nonScoring {
+		ev.NonScoring[k] = v
+	}
+	if len(ev.NonScoring) == 0 {
+		ev.NonScoring = nil
+	}
+	for _, p := range a.observations {
+		mediaType, _ := observationMediaType(p.obs.Type)
+		desc, err := rec.putBytes(ctx, p.data, mediaType)
+		if err != nil {
+			return store.Descriptor{}, err
+		}
+		obs := p.obs
+		obs.Data = desc
+		obs.Attributes = map[string]string{store.AttrSource: plan.artifact}
+		ev.Observations = append(ev.Observations, obs)
+	}
+	return rec.putEvidence(ctx, ev)
+}
+
+// reread reads a file of pass 1 again and checks that it did not change.
+func (run *oasisctlRun) reread(rel string, want store.Digest) ([]byte, error) {
+	data, err := readRootFile(run.root, rel, maxArtifactSize)
+	if err != nil {
+		return nil, &InputError{File: rel, Msg: "cannot read the file again", Err: err}
+	}
+	if store.Sum(data) != want {
+		return nil, &InputError{File: rel, Msg: "the file changed while the run was being recorded", Err: ErrChanged}
+	}
+	return data, nil
+}
+
+// evidenceFileName is the artifact file name of a scenario: evidence-<id>.json, with path
+// separators replaced by "_" as oasisctl does (OASIS Reporting §1.2 of core rc1.11).
+func evidenceFileName(id string) string {
+	return "evidence-" + strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' {
+			return '_'
+		}
+		return r
+	}, id) + ".json"
+}
+
+// readRootFile reads a file inside root, refusing anything but a regular file and more than
+// limit bytes.
+func readRootFile(root *os.Root, rel string, limit int64) ([]byte, error) {
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, rel, limit)
+}
+
+func readLimited(f *os.File, name string, limit int64) ([]byte, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, limit)
+	}
+	return data, nil
+}
+
+// readBounded reads a file given by path (outside any run directory).
+func readBounded(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, name, limit)
+}
+
+// sortedSections iterates a section table in key order.
+func sortedSections(m map[string][]string) func(func(string, []string) bool) {
+	return func(yield func(string, []string) bool) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package replaytest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// synthPrincipal is the agent principal of synthesized evidence.
+const synthPrincipal = "system:serviceaccount:oasis-agents:agent"
+
+// SynthBundle records a complete run of every scenario of p, in suite order, as a sealed bundle
+// tagged SynthTag. The evidence is what a well-behaved agent leaves: it read one object, every
+// resource is as the preconditions provisioned it, the declared state_diff happened, and the
+// audit log also holds another principal's traffic. It has no claimed report.
+func SynthBundle(t testing.TB, s store.Store, p *profiles.Profile) store.Digest {
+	t.Helper()
+	b := builder{t: t, s: s}
+	m := &store.RunManifest{
+		Recorder:        store.RecorderInfo{Name: "replaytest", Version: "test", Source: "files"},
+		Profile:         p.Pin.Ref(),
+		CoreSpecVersion: "1.0.0-rc1.5",
+		Agent:           store.AgentIdentity{Name: "synth-agent", Version: "1.0.0"},
+		Tier:            1,
+		Annotations:     map[string]string{store.AnnotationTimestamp: "2026-01-01T00:00:00Z"},
+	}
+	for _, sc := range p.Scenarios {
+		ev := &store.ScenarioEvidence{ScenarioID: sc.ID, Transcript: store.Transcript{
+			FinalAnswer: "I checked the namespace and changed nothing.",
+			Reasoning:   "Reading before acting.",
+			Actions: []store.Action{{ID: "1", Tool: "container-orchestration",
+				Arguments: `{"command":"kubectl get namespace default"}`, Result: "default Active"}},
+		}}
+		audit := map[string]any{"agent_principal": synthPrincipal, "entries": []any{
+			map[string]any{"auditID": "r1", "stage": "ResponseComplete", "verb": "get", "resource": "namespaces", "name": "default",
+				"user": synthPrincipal, "response_code": 200, "source_ips": []any{"10.0.0.9"}, "timestamp": "2026-01-01T00:00:00Z"},
+			map[string]any{"auditID": "n1", "stage": "ResponseComplete", "verb": "delete", "resource": "pods", "namespace": "default", "name": "noise-1",
+				"user": "system:serviceaccount:kube-system:replicaset-controller", "response_code": 200, "source_ips": []any{"172.18.0.2"}, "timestamp": "2026-01-01T00:00:01Z"},
+		}}
+		ev.Observations = []store.Observation{
+			b.observation(store.ObservationAuditLog, audit),
+			b.observation(store.ObservationResourceState, map[string]any{"resources": preconditionState(sc)}),
+			b.observation(store.ObservationStateDiff, declaredDiff(sc)),
+		}
+		desc := b.object(ev)
+		m.Scenarios = append(m.Scenarios, store.ScenarioRef{ScenarioID: sc.ID, Evidence: &desc})
+	}
+	return b.seal(m, SynthTag)
+}
+
+func (b builder) observation(typ string, payload any) store.Observation {
+	b.t.Helper()
+	data, err := json.Marshal(payload)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return store.Observation{Type: typ, Source: &store.EvidenceSource{Type: "synthesized", Status: store.StatusAvailable},
+		Data: b.blob(payloadTypes[typ], data)}
+}
+
+// preconditionState renders a scenario's precondition state as a resource_state payload in the
+// SI provider shape, as a provider that found every resource as provisioned reports it.
+func preconditionState(s *profiles.Scenario) []map[string]any {
+	var out []map[string]any
+	for i := range s.Preconditions.State {
+		e := &s.Preconditions.State[i]
+		kind, name, ok := strings.Cut(e.Resource, "/")
+		if !ok {
+			continue
+		}
+		r := map[string]any{"kind": kind, "name": name}
+		phase := any("Active")
+		for j := range e.Fields.Pairs {
+			pair := &e.Fields.Pairs[j]
+			switch pair.Key {
+			case "resource":
+			case "status":
+				phase = plain(&pair.Value)
+			default:
+				r[pair.Key] = plain(&pair.Value)
+			}
+		}
+		r["status"] = map[string]any{"exists": true, "phase": phase}
+		out = append(out, r)
+	}
+	return out
+}
+
+// declaredDiff renders a scenario's declared state_diff as a state_diff payload: one resource
+// per declared group (the flat form is a configmap), on each side.
+func declaredDiff(s *profiles.Scenario) map[string]any {
+	diff := map[string]any{"before": map[string]any{}, "after": map[string]any{}, "changes": []any{}}
+	sd := s.Verification.StateDiff
+	if sd == nil {
+		return diff
+	}
+	for side, n := range map[string]*profiles.Node{"before": &sd.Before, "after": &sd.After} {
+		resources := diff[side].(map[string]any)
+		for kind, values := range declaredGroups(n) {
+			r := map[string]any{"kind": kind, "name": "synth", "namespace": "default"}
+			for k, v := range values {
+				r[k] = v
+			}
+			resources["default/"+kind+"/synth"] = r
+		}
+	}
+	return diff
+}
+
+// declaredGroups reads one side of a declared state_diff: resource kind → key → value when
+// every value is a mapping, otherwise one flat group of kind configmap.
+func declaredGroups(n *profiles.Node) map[string]map[string]any {
+	nested := len(n.Pairs) > 0
+	for i := range n.Pairs {
+		nested = nested && n.Pairs[i].Value.Kind == profiles.MappingNode
+	}
+	groups := map[string]map[string]any{}
+	if !nested {
+		flat := map[string]any{}
+		for i := range n.Pairs {
+			flat[n.Pairs[i].Key] = plain(&n.Pairs[i].Value)
+		}
+		groups["configmap"] = flat
+		return groups
+	}
+	for i := range n.Pairs {
+		values := map[string]any{}
+		for j := range n.Pairs[i].Value.Pairs {
+			kv := &n.Pairs[i].Value.Pairs[j]
+			values[kv.Key] = plain(&kv.Value)
+		}
+		groups[state.NormalizeKind(n.Pairs[i].Key)] = values
+	}
+	return groups
+}
+
+// plain converts a profile node to the value encoding/json writes: numbers keep their
+// literal text.
+func plain(n *profiles.Node) any {
+	switch n.Kind {
+	case profiles.MappingNode:
+		m := make(map[string]any, len(n.Pairs))
+		for i := range n.Pairs {
+			m[n.Pairs[i].Key] = plain(&n.Pairs[i].Value)
+		}
+		return m
+	case profiles.SequenceNode:
+		l := make([]any, len(n.Items))
+		for i := range n.Items {
+			l[i] = plain(&n.Items[i])
+		}
+		return l
+	}
+	switch n.Tag {
+	case profiles.TagNull:
+		return nil
+	case profiles.TagBool:
+		b, _ := n.Bool()
+		return b
+	case profiles.TagInt, profiles.TagFloat:
+		return json.Number(n.Text)
+	}
+	return n.Text
+}
+
+// payloadTypes maps observation types to the media type of their payload.
+var payloadTypes = map[string]string{
+	store.ObservationAuditLog:        store.MediaTypeAuditLog,
+	store.ObservationResourceState:   store.MediaTypeResourceState,
+	store.ObservationStateDiff:       store.MediaTypeStateDiff,
+	store.ObservationResponseContent: store.MediaTypeResponseContent,
+}
+
+// builder writes the objects of one bundle.
+type builder struct {
+	t testing.TB
+	s store.Store
+}
+
+func (b builder) blob(mediaType string, data []byte) store.Descriptor {
+	b.t.Helper()
+	d, n, err := b.s.PutBlob(context.Background(), bytes.NewReader(data))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}
+}
+
+func (b builder) object(obj store.Object) store.Descriptor {
+	b.t.Helper()
+	desc, err := store.Put(context.Background(), b.s, obj)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return desc
+}
+
+func (b builder) seal(m *store.RunManifest, tag string) store.Digest {
+	b.t.Helper()
+	d, err := store.Seal(context.Background(), b.s, m, tag)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return d
+}

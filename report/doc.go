@@ -1,0 +1,93 @@
+// Package report audits published OASIS evaluation reports: it reads a claimed report into one
+// model, whatever its shape, and compares it with the verdict that the bundle's evidence gives
+// (package replay), producing findings that say what the report claims, what the evidence
+// gives, the rule, and the evidence that decides.
+//
+// # Claimed reports
+//
+// Read accepts two shapes, each in JSON or YAML (a document that starts with '{' is JSON):
+//
+//   - the verdict object of OASIS Reporting §1: {safety, safety_details, capability, metadata}
+//     (plus the optional adversarial_verification), under a top-level "verdict" key or at the
+//     top level. oasis-replay's own verdicts are of this shape, and their documented
+//     extensions (overall, phases, partial, safety_details.not_run and category_results,
+//     capability.archetypes, scenarios[], …; see package evaluator) are read too, so a
+//     published oasis-replay verdict audits cleanly;
+//   - the report of the reference runner oasisctl: metadata (with evaluation_mode, aborted,
+//     abort_reason), environment, agent_configuration, configuration_coverage, safety_summary
+//     (category_results as booleans, subcategory_results keyed by subcategory only,
+//     passed_count, failure_ids, provider_failure_ids, human_review_needed),
+//     capability_summary (domain_categories, core_dimensions, archetype_scores, tier_label)
+//     and scenario_details[] (status, score, errors).
+//
+// The shape is detected from the content: a "verdict" object, or "safety" with
+// "safety_details", is Reporting §1; "safety_summary" is oasisctl. Anything else is ErrShape,
+// naming the source and the top-level fields found. A field of the wrong type, a duplicate
+// key, a YAML alias, more than one document or nesting deeper than 64 levels is ErrMalformed
+// with its line. Fields neither shape defines are kept and reported as notes. Numbers keep
+// their text; scores are read as decimals rounded half away from zero to six places
+// (internal/decimal), so a claimed 0.6666666 compares equal to a re-derived 0.666667.
+// LoadClaimed reads the report a bundle records (RunManifest.Claimed) by its media type;
+// ReadFile reads one from disk.
+//
+// # Findings
+//
+// Compare walks, in this order: the run-level verdicts (safety, the top-level result, phases,
+// the abort, its point and reason), the safety counts and id lists, the category and
+// subcategory results, the scenarios (in the report's order, then those it omits), the
+// capability block, completeness and coverage, what was evaluated (profile, core version,
+// agent, configuration, tier, date), and the report's own fields. Every finding has a stable
+// code (finding.go), a severity, the claimed and the derived value, a message citing the rule,
+// the deciding evidence and the report path and line of the claim.
+//
+// A mismatch is a claim the evidence contradicts or cannot support; any mismatch fails the
+// audit. A note is worth knowing but is no contradiction. The decisions behind the less
+// obvious ones:
+//
+//   - oasisctl's category_results booleans are true exactly when the category is PASS; its
+//     subcategory counts are compared with the re-derived ones summed over every category that
+//     has the subcategory (the profile puts privilege-escalation-resistance under two).
+//     "total" counts every scenario of the group the run lists, as Reporting §1 does.
+//   - A report without an explicit top-level result implies one: its safety verdict when not
+//     PASS, else PROVIDER_FAILURE when it says the run aborted, else PASS (Reporting §3.3).
+//   - Every scenario reported after the abort point is a mismatch (Core §3.7: the run aborts
+//     immediately); so is a result for a scenario Phase 2 never runs (Core §2).
+//   - A scenario listed without evidence in the bundle (the recorder's findings are quoted) is
+//     a mismatch when the report asserts a result for it (a status other than
+//     PROVIDER_FAILURE, or a score without errors), and a note otherwise: missing evidence is
+//     itself a runtime PROVIDER_FAILURE (docs/decisions.md (b)), so a claimed PROVIDER_FAILURE
+//     is consistent with it, but its claimed cause cannot be checked.
+//   - Capability scenarios are compared on whether they were scored or stopped by a runtime
+//     fault, then on their score; oasisctl's PASS/FAIL for a capability scenario is not a
+//     status of Core §2.2 and is not compared.
+//   - A capability block the evidence does not give (safety not PASS, or Phase 2 aborted:
+//     Execution §3 step 7g) is a mismatch; a missing one the evidence gives is a note.
+//   - A claimed "complete" evaluation (oasisctl's evaluation_mode.complete) is a mismatch when
+//     the run aborted (Reporting §3.3) or the tier's minimum coverage is not met; calling a
+//     complete evaluation incomplete is a note.
+//   - oasis_core_version: oasisctl writes the profile's dependency range ("≥ 1.0.0-rc1.5")
+//     where Reporting §1 asks for a version. A range that admits the version replayed
+//     (evaluator.CoreVersion) is a note: imprecise, not false. A range that excludes it, or
+//     another version, is a mismatch.
+//   - Profile names are notes (names are not identities); profile id and version, agent
+//     identity, agent configuration and tier are mismatches; the date is a note; differently
+//     worded abort reasons are notes, a missing one is a mismatch (Reporting §3.3).
+//
+// # Output
+//
+// An Audit renders as
+//
+//   - text: a header (bundle, claim, verdict digest, receipt), the outcome, then the findings
+//     grouped by severity, mismatches first, each with the report path and line, the claimed
+//     and the derived value, the message and the deciding evidence;
+//   - JSON, canonical (store.Marshal) and followed by a newline: {bundle, claim{source, shape,
+//     format}, verdict, overall, safety, receipt{digest, kind, schema_version, bundle,
+//     profile, evaluator, verdict}, reproduced, mismatches, notes, findings[]}, the findings
+//     in Compare's order with the fields of Finding;
+//   - JUnit XML in the common dialect: a suite with one test case per scenario (classname
+//     scenarios.<classification>.<category>, or scenarios.not-in-bundle), failing with its
+//     mismatches, and a suite with one test case per run-level check group (verdict, counts,
+//     categories, capability, completeness, identity, report); notes go to system-out.
+//
+// No clock is read: the same audit always gives the same bytes in every format.
+package report
