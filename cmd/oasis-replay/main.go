@@ -4,9 +4,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 )
@@ -17,7 +20,16 @@ func main() {
 
 // run executes the CLI and returns the process exit status. It is the one user-facing error
 // path: every command returns an error, and exitStatus maps it to 0, 1 or 2.
+//
+// SIGINT and SIGTERM cancel the commands' context instead of killing the process, so a command
+// interrupted mid-way returns, closes its store cleanly and reports what it did (the recording
+// servers seal their bundle on it). A closed stdout (replay | head) makes writes fail instead of
+// killing the process with SIGPIPE, for the same reason: a store left open by a killed process
+// must replay its log before the next read-only command can open it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	defer func() {
 		// A panic is a bug, never an answer to user input; say so briefly instead of
 		// dumping a stack trace on the user.
@@ -27,7 +39,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		}
 	}()
 	app := newApp(stdin, stdout, stderr)
-	err := app.Run(args)
+	err := app.RunContext(ctx, args)
 	return reportError(stderr, err)
 }
 

@@ -41,6 +41,15 @@ func openStore(c *cli.Context, readOnly bool) (*badgerstore.Store, error) {
 		}
 	}
 	s, err := badgerstore.Open(dir, badgerstore.Options{ReadOnly: readOnly})
+	if readOnly && errors.Is(err, badgerstore.ErrNeedsRecovery) {
+		// A writer was killed before it closed the store. Opening it read-write once replays
+		// its log (what was synced is kept, anything later is dropped), then the read-only
+		// open works.
+		if err := recoverStore(dir); err != nil {
+			return nil, err
+		}
+		s, err = badgerstore.Open(dir, badgerstore.Options{ReadOnly: true})
+	}
 	if readOnly && errors.Is(err, badgerstore.ErrNotStore) {
 		if _, statErr := os.Stat(dir); errors.Is(statErr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no store at %s yet: record or import a bundle first, or choose one with --store or %s", dir, storeEnvVar)
@@ -51,3 +60,13 @@ func openStore(c *cli.Context, readOnly bool) (*badgerstore.Store, error) {
 
 // storeEnvVar names the store directory when --store is not given.
 const storeEnvVar = "OASIS_REPLAY_STORE"
+
+// recoverStore opens the store in dir read-write and closes it again, which replays the log a
+// killed writer left behind.
+func recoverStore(dir string) error {
+	s, err := badgerstore.Open(dir, badgerstore.Options{})
+	if err != nil {
+		return fmt.Errorf("recover store %s: %w", dir, err)
+	}
+	return s.Close()
+}
