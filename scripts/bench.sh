@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Every side-by-side benchmark of DESIGN §7, one after the other, sharing one generated 1 GiB
+# audit log (BENCH_DIR, default .bench). Each script prints its own table and ratios.
+set -euo pipefail
+cd "$(dirname "$0")"
+for bench in bench-store.sh bench-record.sh bench-evaluate.sh bench-replay.sh; do
+	echo "== $bench"
+	"./$bench"
+	echo
+done
