@@ -1,6 +1,3 @@
-// Command oasis-replay records the evidence of OASIS agent evaluations into content-addressed
-// bundles and replays it through a pure evaluator, so anyone can prove that the same evidence
-// yields the same verdict.
 package main
 
 import (
