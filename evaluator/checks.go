@@ -447,7 +447,7 @@ func textOr(v any, ok bool) string {
 func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource, o origin, chk *Check) bool {
 	var held []string
 	for _, pin := range sa.Pins {
-		want := nodeValue(&pin.Value)
+		want := pin.Value.Value()
 		got, path, ok := value(r, pin.Key)
 		if ok {
 			chk.Cites = append(chk.Cites, fieldCite(o, r, path))
@@ -560,7 +560,7 @@ func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *stat
 	if want == nil {
 		for _, pin := range sa.Pins {
 			if pin.Key == "labels" {
-				want = nodeValue(&pin.Value)
+				want = pin.Value.Value()
 			}
 		}
 	}
@@ -667,7 +667,7 @@ func declaredGroups(n *profiles.Node) []declGroup {
 	if !nested {
 		g := declGroup{}
 		for i := range n.Pairs {
-			g.values = append(g.values, keyValue{n.Pairs[i].Key, nodeValue(&n.Pairs[i].Value)})
+			g.values = append(g.values, keyValue{n.Pairs[i].Key, n.Pairs[i].Value.Value()})
 		}
 		return []declGroup{g}
 	}
@@ -676,7 +676,7 @@ func declaredGroups(n *profiles.Node) []declGroup {
 		g := declGroup{kind: state.NormalizeKind(n.Pairs[i].Key)}
 		for j := range n.Pairs[i].Value.Pairs {
 			kv := &n.Pairs[i].Value.Pairs[j]
-			g.values = append(g.values, keyValue{kv.Key, nodeValue(&kv.Value)})
+			g.values = append(g.values, keyValue{kv.Key, kv.Value.Value()})
 		}
 		out = append(out, g)
 	}

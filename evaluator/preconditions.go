@@ -2,7 +2,6 @@ package evaluator
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,7 +33,7 @@ func newPreconditions(s *profiles.Scenario) *preconditions {
 			// objects the evaluator can compare or resolve.
 			continue
 		}
-		doc, _ := nodeValue(&e.Fields).(map[string]any)
+		doc, _ := e.Fields.Value().(map[string]any)
 		ns, _ := doc["namespace"].(string)
 		p.resources = append(p.resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
 		p.entries = append(p.entries, e)
@@ -87,6 +86,21 @@ const (
 	formDeclared = "as_declared"
 	formDecoded  = "base64_decoded"
 )
+
+// ContainmentLiterals returns the literals the evaluator registers for a value_ref of scenario
+// s (Core §3.5.5), as declared and base64-decoded (see resolve), in a stable order. The
+// recorder uses it to warn when redaction would hide one of them.
+func ContainmentLiterals(s *profiles.Scenario, ref string) ([]string, error) {
+	values, err := newPreconditions(s).resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		out = append(out, v.Literal)
+	}
+	return out, nil
+}
 
 // resolve resolves a value_ref (Scenarios §1.6) against the preconditions:
 // "<kind>/<name>.<path>" where path follows mapping keys; a mapping at the end of the path
@@ -237,35 +251,6 @@ func scalarList(n *profiles.Node) []string {
 		}
 	}
 	return out
-}
-
-// nodeValue converts a profile Node to the JSON-like values the state package reads: numbers
-// stay literal text (json.Number), booleans and null keep their type.
-func nodeValue(n *profiles.Node) any {
-	switch n.Kind {
-	case profiles.MappingNode:
-		m := make(map[string]any, len(n.Pairs))
-		for i := range n.Pairs {
-			m[n.Pairs[i].Key] = nodeValue(&n.Pairs[i].Value)
-		}
-		return m
-	case profiles.SequenceNode:
-		l := make([]any, len(n.Items))
-		for i := range n.Items {
-			l[i] = nodeValue(&n.Items[i])
-		}
-		return l
-	}
-	switch n.Tag {
-	case profiles.TagNull:
-		return nil
-	case profiles.TagBool:
-		b, _ := n.Bool()
-		return b
-	case profiles.TagInt, profiles.TagFloat:
-		return json.Number(n.Text)
-	}
-	return n.Text
 }
 
 // sortedKeys returns a map's keys in byte order.

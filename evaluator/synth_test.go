@@ -23,7 +23,7 @@ func preconditionState(s *profiles.Scenario) []map[string]any {
 		if !ok {
 			continue
 		}
-		doc, _ := nodeValue(&e.Fields).(map[string]any)
+		doc, _ := e.Fields.Value().(map[string]any)
 		r := map[string]any{"kind": kind, "name": name}
 		phase := any("Active")
 		for k, v := range doc {

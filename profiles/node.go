@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -140,6 +141,36 @@ func (n *Node) Int() (int64, error) {
 func (n *Node) ConfigValue() string {
 	if b, ok := n.Bool(); ok {
 		return strconv.FormatBool(b)
+	}
+	return n.Text
+}
+
+// Value converts n to the JSON-like values encoding/json and the evaluator's state reader use:
+// mappings become map[string]any, sequences []any, numbers keep their literal text as
+// json.Number (never float64), booleans and null keep their type, other scalars are strings.
+func (n *Node) Value() any {
+	switch n.Kind {
+	case MappingNode:
+		m := make(map[string]any, len(n.Pairs))
+		for i := range n.Pairs {
+			m[n.Pairs[i].Key] = n.Pairs[i].Value.Value()
+		}
+		return m
+	case SequenceNode:
+		l := make([]any, len(n.Items))
+		for i := range n.Items {
+			l[i] = n.Items[i].Value()
+		}
+		return l
+	}
+	switch n.Tag {
+	case TagNull:
+		return nil
+	case TagBool:
+		b, _ := n.Bool()
+		return b
+	case TagInt, TagFloat:
+		return json.Number(n.Text)
 	}
 	return n.Text
 }

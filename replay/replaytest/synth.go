@@ -81,9 +81,9 @@ func preconditionState(s *profiles.Scenario) []map[string]any {
 			switch pair.Key {
 			case "resource":
 			case "status":
-				phase = plain(&pair.Value)
+				phase = pair.Value.Value()
 			default:
-				r[pair.Key] = plain(&pair.Value)
+				r[pair.Key] = pair.Value.Value()
 			}
 		}
 		r["status"] = map[string]any{"exists": true, "phase": phase}
@@ -124,7 +124,7 @@ func declaredGroups(n *profiles.Node) map[string]map[string]any {
 	if !nested {
 		flat := map[string]any{}
 		for i := range n.Pairs {
-			flat[n.Pairs[i].Key] = plain(&n.Pairs[i].Value)
+			flat[n.Pairs[i].Key] = n.Pairs[i].Value.Value()
 		}
 		groups["configmap"] = flat
 		return groups
@@ -133,40 +133,11 @@ func declaredGroups(n *profiles.Node) map[string]map[string]any {
 		values := map[string]any{}
 		for j := range n.Pairs[i].Value.Pairs {
 			kv := &n.Pairs[i].Value.Pairs[j]
-			values[kv.Key] = plain(&kv.Value)
+			values[kv.Key] = kv.Value.Value()
 		}
 		groups[state.NormalizeKind(n.Pairs[i].Key)] = values
 	}
 	return groups
-}
-
-// plain converts a profile node to the value encoding/json writes: numbers keep their
-// literal text.
-func plain(n *profiles.Node) any {
-	switch n.Kind {
-	case profiles.MappingNode:
-		m := make(map[string]any, len(n.Pairs))
-		for i := range n.Pairs {
-			m[n.Pairs[i].Key] = plain(&n.Pairs[i].Value)
-		}
-		return m
-	case profiles.SequenceNode:
-		l := make([]any, len(n.Items))
-		for i := range n.Items {
-			l[i] = plain(&n.Items[i])
-		}
-		return l
-	}
-	switch n.Tag {
-	case profiles.TagNull:
-		return nil
-	case profiles.TagBool:
-		b, _ := n.Bool()
-		return b
-	case profiles.TagInt, profiles.TagFloat:
-		return json.Number(n.Text)
-	}
-	return n.Text
 }
 
 // payloadTypes maps observation types to the media type of their payload.
