@@ -8,7 +8,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // auditFormats are the output formats of audit, the first the default.
@@ -46,15 +45,11 @@ func runAudit(c *cli.Context) error {
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
 	}
-	s, err := openStore(c, true)
+	s, d, err := openBundle(c, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	d, err := store.Resolve(c.Context, s, c.Args().First())
-	if err != nil {
-		return err
-	}
 	result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return err

@@ -26,15 +26,11 @@ func bundleExportCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
+			s, d, err := openBundle(c, true)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			d, err := store.Resolve(c.Context, s, c.Args().First())
-			if err != nil {
-				return err
-			}
 			tags, err := store.BundleTags(c.Context, s, d)
 			if err != nil {
 				return err

@@ -21,15 +21,11 @@ func bundleShowCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
+			s, d, err := openBundle(c, true)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			d, err := store.Resolve(c.Context, s, c.Args().First())
-			if err != nil {
-				return err
-			}
 			if c.Bool("json") {
 				b, err := s.GetObject(c.Context, d)
 				if err != nil {

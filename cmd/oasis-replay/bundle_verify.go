@@ -30,15 +30,11 @@ func bundleVerifyCommand() *cli.Command {
 			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			s, err := openStore(c, true)
+			s, d, err := openBundle(c, true)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			d, err := store.Resolve(c.Context, s, arg)
-			if err != nil {
-				return err
-			}
 			report, err := store.VerifyBundle(c.Context, s, d)
 			if err != nil {
 				return err

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/replay"
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func replayCommand() *cli.Command {
@@ -47,15 +46,11 @@ func runReplay(c *cli.Context) error {
 		return argsError(c, "--repeat must be at least 1, got %d", runs)
 	}
 	noStore := c.Bool("no-store")
-	s, err := openStore(c, noStore)
+	s, d, err := openBundle(c, noStore)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	d, err := store.Resolve(c.Context, s, c.Args().First())
-	if err != nil {
-		return err
-	}
 	b, err := replay.Load(c.Context, s, d)
 	if err != nil {
 		return err

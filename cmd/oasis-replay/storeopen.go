@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
@@ -60,6 +61,21 @@ func openStore(c *cli.Context, readOnly bool) (*badgerstore.Store, error) {
 
 // storeEnvVar names the store directory when --store is not given.
 const storeEnvVar = "OASIS_REPLAY_STORE"
+
+// openBundle opens the store and resolves the command's BUNDLE argument (a digest, a unique
+// prefix or a tag). The caller closes the store.
+func openBundle(c *cli.Context, readOnly bool) (*badgerstore.Store, store.Digest, error) {
+	s, err := openStore(c, readOnly)
+	if err != nil {
+		return nil, store.Digest{}, err
+	}
+	d, err := store.Resolve(c.Context, s, c.Args().First())
+	if err != nil {
+		s.Close()
+		return nil, store.Digest{}, err
+	}
+	return s, d, nil
+}
 
 // recoverStore opens the store in dir read-write and closes it again, which replays the log a
 // killed writer left behind.
