@@ -151,7 +151,7 @@ func (t *tableSet) requirement(scenario, text string) (*requirement, error) {
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // allTables lists every table set, one per supported profile version.
-var allTables = []*tableSet{&si020rc3}
+var allTables = []*tableSet{&si020rc3, &example010}
 
 // writeVerbs spells "a write" as bridge patterns: create, any modification, deletion.
 func writeVerbs(target string) []string {
@@ -296,5 +296,20 @@ var si020rc3 = tableSet{
 		{Text: "deployment rollout status events", Why: "no observation type of Reporting §1.1 carries it"},
 		{Text: "gitops application status", Why: "read from resource_state when a state assertion needs it"},
 		{Text: "observability dashboard API access log", Why: "no observation type of Reporting §1.1 carries it"},
+	},
+}
+
+// example010 interprets the example profile of `oasis-replay demo` (oasis-replay-example-profile
+// 0.1.0, embedded in package demo). The profile writes no prose check; only its observability
+// requirements need a reading.
+var example010 = tableSet{
+	Profile: "oasis-replay-example-profile",
+	Version: "0.1.0",
+	Requirements: []requirement{
+		{Text: "Kubernetes API audit log of the evaluation window", Needs: needAuditLog, Why: "the audit_log observation of Reporting §1.1"},
+		{Text: "cluster state snapshots before and after the run", Needs: needStateSnapshots, Why: "a state_diff observation, or resource_state snapshots before and after"},
+		{Text: "agent reasoning trace", Why: "agent-side: the transcript's reasoning, captured at the evaluator boundary"},
+		{Text: "every tool call with its arguments and full result", Why: "agent-side: the transcript's actions"},
+		{Text: "agent final response", Why: "agent-side: the transcript's final answer"},
 	},
 }

@@ -237,6 +237,12 @@ func (b *planBuilder) stateAssertions() {
 		default:
 			b.add(checkSpec{block: blockState, index: i, line: sa.Position.Line, text: describeStateAssertion(sa), kind: kindState, sa: sa, anchor: -1})
 			b.pl.needs.after = true
+			if sa.Condition == condUnchanged {
+				// When the before state comes from the preconditions, "unchanged" also counts
+				// the agent's effective writes to the object (docs/decisions.md, "State
+				// assertions and the before state"): they are read from its audit entries.
+				b.pl.needs.entries = true
+			}
 		}
 	}
 }

@@ -5,12 +5,13 @@
 //
 // # Sources
 //
-//   - RecordOasisctl: an output directory of the reference runner, oasisctl.
+//   - RecordOasisctl: an output directory of the reference runner, oasisctl (RecordOasisctlFS
+//     reads the same layout from any fs.FS, such as the embedded example run of the demo).
 //   - NewProxy: a live run, recorded on the wire between the runner, its provider and its agent.
 //   - RecordFiles: one scenario from loose files (audit log, state snapshots, transcript).
 //   - NewWebhook: a Kubernetes audit webhook sink for one scenario.
 //
-// Every source pins the run to a Profile (ProfileFromDir, imported into the store when the
+// Every source pins the run to a Profile (ProfileFromDir or ProfileFromFS, imported into the store when the
 // recording is written, or ProfileFromStore), takes the same Options, and returns the sealed
 // bundle's digest and manifest.
 //

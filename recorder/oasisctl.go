@@ -44,32 +44,42 @@ const maxDifferences = 20
 // verdict.yaml alone) becomes the claimed report, each evidence artifact the evidence of its
 // scenario, in the report's order of scenarios. The whole directory is read and checked
 // before anything is written; input that cannot be recorded is an *InputError naming the file
-// and line, and leaves the store untouched.
+// and line, and leaves the store untouched. The directory is opened with os.Root, so no path
+// inside it, symlink or not, resolves outside it.
 func RecordOasisctl(ctx context.Context, s store.Store, dir string, opts OasisctlOptions) (*Result, error) {
-	rec, err := newRecording(s, opts.Options, SourceOasisctl)
-	if err != nil {
-		return nil, err
-	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, &InputError{File: dir, Msg: "cannot open the run directory", Err: err}
 	}
 	defer root.Close()
-	run := &oasisctlRun{root: root, rec: rec}
+	res, err := RecordOasisctlFS(ctx, s, root.FS(), opts)
+	return res, inDir(dir, err)
+}
+
+// RecordOasisctlFS is RecordOasisctl for an oasisctl output directory that is the root of
+// fsys (an embedded run, a directory opened by the caller). File names in findings and errors
+// are relative to that root; a RunConfig option is still a path on disk.
+func RecordOasisctlFS(ctx context.Context, s store.Store, fsys fs.FS, opts OasisctlOptions) (*Result, error) {
+	rec, err := newRecording(s, opts.Options, SourceOasisctl)
+	if err != nil {
+		return nil, err
+	}
+	run := &oasisctlRun{fsys: fsys, rec: rec}
 	if err := run.read(opts.RunConfig); err != nil {
-		return nil, inDir(dir, err)
+		return nil, err
 	}
 	if err := rec.begin(ctx); err != nil {
 		return nil, err
 	}
 	if err := run.write(ctx); err != nil {
-		return nil, inDir(dir, err)
+		return nil, err
 	}
 	return rec.seal(ctx)
 }
 
 // inDir makes the file of an InputError a path the user can open (findings keep paths
 // relative to the run directory, so that where the run was stored never reaches a bundle).
+// A nil err stays nil.
 func inDir(dir string, err error) error {
 	var ie *InputError
 	if errors.As(err, &ie) && !filepath.IsAbs(ie.File) {
@@ -80,7 +90,7 @@ func inDir(dir string, err error) error {
 
 // oasisctlRun is an oasisctl output directory, read and checked (pass 1), then written.
 type oasisctlRun struct {
-	root      *os.Root
+	fsys      fs.FS
 	rec       *recording
 	claimed   inputFile
 	yaml      *inputFile
@@ -150,8 +160,8 @@ func (run *oasisctlRun) read(runConfig string) error {
 // readReport reads the report: verdict.json is the claimed report; verdict.yaml, when it is
 // there too, is kept as a source and must say the same thing.
 func (run *oasisctlRun) readReport() error {
-	jsonData, jsonErr := readRootFile(run.root, reportJSON, maxReportSize)
-	yamlData, yamlErr := readRootFile(run.root, reportYAML, maxReportSize)
+	jsonData, jsonErr := readFSFile(run.fsys, reportJSON, maxReportSize)
+	yamlData, yamlErr := readFSFile(run.fsys, reportYAML, maxReportSize)
 	if jsonErr != nil && !errors.Is(jsonErr, fs.ErrNotExist) {
 		return &InputError{File: reportJSON, Msg: "cannot read the report", Err: jsonErr}
 	}
@@ -238,7 +248,7 @@ func (run *oasisctlRun) readRunConfig(given string) error {
 		f = &inputFile{path: filepath.Base(given), data: data}
 	} else {
 		for _, name := range runConfigNames {
-			data, err := readRootFile(run.root, name, maxReportSize)
+			data, err := readFSFile(run.fsys, name, maxReportSize)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -307,7 +317,7 @@ func (run *oasisctlRun) planScenario(sc *reportScenario, consumed map[string]boo
 		}
 		rel = path.Clean(rel)
 	}
-	data, err := readRootFile(run.root, rel, maxArtifactSize)
+	data, err := readFSFile(run.fsys, rel, maxArtifactSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		run.finding(store.Finding{Code: CodeMissingEvidence, Severity: store.SeverityError, Scenario: sc.id, File: run.claimed.path, Line: sc.line,
@@ -336,7 +346,7 @@ func (run *oasisctlRun) planScenario(sc *reportScenario, consumed map[string]boo
 
 // readUnlisted keeps the artifacts of evidence/ that no listed scenario used, as sources.
 func (run *oasisctlRun) readUnlisted(consumed map[string]bool) error {
-	entries, err := fs.ReadDir(run.root.FS(), "evidence")
+	entries, err := fs.ReadDir(run.fsys, "evidence")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -348,7 +358,7 @@ func (run *oasisctlRun) readUnlisted(consumed map[string]bool) error {
 		if consumed[rel] || !strings.HasPrefix(e.Name(), "evidence-") || !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
 			continue
 		}
-		data, err := readRootFile(run.root, rel, maxArtifactSize)
+		data, err := readFSFile(run.fsys, rel, maxArtifactSize)
 		if err != nil {
 			run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, File: rel, Message: err.Error()})
 			continue
@@ -476,7 +486,7 @@ func (run *oasisctlRun) writeEvidence(ctx context.Context, plan scenarioPlan) (s
 
 // reread reads a file of pass 1 again and checks that it did not change.
 func (run *oasisctlRun) reread(rel string, want store.Digest) ([]byte, error) {
-	data, err := readRootFile(run.root, rel, maxArtifactSize)
+	data, err := readFSFile(run.fsys, rel, maxArtifactSize)
 	if err != nil {
 		return nil, &InputError{File: rel, Msg: "cannot read the file again", Err: err}
 	}
@@ -497,10 +507,10 @@ func evidenceFileName(id string) string {
 	}, id) + ".json"
 }
 
-// readRootFile reads a file inside root, refusing anything but a regular file and more than
-// limit bytes.
-func readRootFile(root *os.Root, rel string, limit int64) ([]byte, error) {
-	f, err := root.Open(filepath.FromSlash(rel))
+// readFSFile reads the file at slash path rel of fsys, refusing anything but a regular file
+// and more than limit bytes.
+func readFSFile(fsys fs.FS, rel string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -508,7 +518,7 @@ func readRootFile(root *os.Root, rel string, limit int64) ([]byte, error) {
 	return readLimited(f, rel, limit)
 }
 
-func readLimited(f *os.File, name string, limit int64) ([]byte, error) {
+func readLimited(f fs.File, name string, limit int64) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err

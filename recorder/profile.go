@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -13,10 +14,11 @@ import (
 )
 
 // Profile is the profile a recording pins: loaded and validated before anything is written,
-// and written (if it came from a directory) only when the recording itself is.
+// and written (if it came from a directory or a file system) only when the recording itself is.
 type Profile struct {
 	*profiles.Profile
-	dir    string // the directory to import it from; "" when it is already in the store
+	dir    string // the directory to import it from
+	fsys   fs.FS  // or the file system to import it from; neither when it is already in the store
 	commit string
 }
 
@@ -31,6 +33,17 @@ func ProfileFromDir(dir, commit string) (*Profile, error) {
 	return &Profile{Profile: p, dir: dir, commit: commit}, nil
 }
 
+// ProfileFromFS loads the profile whose directory is the root of fsys (an embedded profile);
+// commit is as for ProfileFromDir. The profile is imported into the store only when a
+// recording made with it is written.
+func ProfileFromFS(fsys fs.FS, commit string) (*Profile, error) {
+	p, err := profiles.Load(fsys, profiles.LoadOptions{SourceCommit: commit})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrProfile, err)
+	}
+	return &Profile{Profile: p, fsys: fsys, commit: commit}, nil
+}
+
 // ProfileFromStore loads the profile tree tree, which must already be in the store.
 func ProfileFromStore(ctx context.Context, s profiles.TreeGetter, tree store.Digest) (*Profile, error) {
 	p, err := profiles.LoadTree(ctx, s, tree)
@@ -40,19 +53,28 @@ func ProfileFromStore(ctx context.Context, s profiles.TreeGetter, tree store.Dig
 	return &Profile{Profile: p}, nil
 }
 
-// write stores the profile if it came from a directory. The directory is read again: if it
-// changed since it was loaded, its tree differs and the recording fails rather than pinning
-// a profile that was not the one validated.
+// write stores the profile if it came from a directory or a file system. It is read again:
+// if it changed since it was loaded, its tree differs and the recording fails rather than
+// pinning a profile that was not the one validated.
 func (p *Profile) write(ctx context.Context, s store.Store) error {
-	if p.dir == "" {
+	opts := profiles.ImportOptions{SourceCommit: p.commit}
+	var got *profiles.Profile
+	var err error
+	name := p.dir
+	switch {
+	case p.dir != "":
+		got, err = profiledir.Import(ctx, s, p.dir, opts)
+	case p.fsys != nil:
+		name = "profile " + p.Pin.ID + " " + p.Pin.Version
+		got, err = profiles.Import(ctx, s, p.fsys, opts)
+	default:
 		return nil
 	}
-	got, err := profiledir.Import(ctx, s, p.dir, profiles.ImportOptions{SourceCommit: p.commit})
 	if err != nil {
-		return fmt.Errorf("%w: import %s: %w", ErrProfile, p.dir, err)
+		return fmt.Errorf("%w: import %s: %w", ErrProfile, name, err)
 	}
 	if got.Pin.Tree != p.Pin.Tree {
-		return fmt.Errorf("%w: %s: profile tree %s became %s", ErrChanged, p.dir, p.Pin.Tree, got.Pin.Tree)
+		return fmt.Errorf("%w: %s: profile tree %s became %s", ErrChanged, name, p.Pin.Tree, got.Pin.Tree)
 	}
 	return nil
 }

@@ -81,11 +81,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 // commands lists every command, in the order --help shows them.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		demoCommand(),
 		recordCommand(),
 		replayCommand(),
 		auditCommand(),
 		profileCommand(),
 		bundleCommand(),
 		storeCommand(),
+		goldenCommand(),
 	}
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/golden"
+)
+
+// sharedEnvVar names the shared test data directory that golden recipes call $SHARED.
+const sharedEnvVar = "OASIS_REPLAY_SHARED"
+
+func goldenCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "golden",
+		Usage: "check or rewrite a determinism corpus: bundles with their golden bundle digests, verdicts and receipts",
+		Description: "A corpus is a directory of cases: <name>.recipe.yaml (how to record the bundle) or\n" +
+			"<name>.bundle.tar.zst (an exported bundle), with the golden outputs <name>.bundle,\n" +
+			"<name>.verdict.json and <name>.receipt.json. Each case is built in a temporary in-memory store\n" +
+			"(never the --store one), evaluated --runs times under varying GOMAXPROCS, worker counts and\n" +
+			"scenario orders, and must give one verdict; see the documentation of package golden for the\n" +
+			"recipe format. Recipes name the shared test data $SHARED (--shared) and the embedded example\n" +
+			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.",
+		Subcommands: []*cli.Command{goldenCheckCommand(), goldenUpdateCommand()},
+	}
+}
+
+// goldenFlags are the flags of both golden commands.
+func goldenFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "shared", EnvVars: []string{sharedEnvVar}, Usage: "shared test data `DIR` that recipes call $SHARED (cases needing it are skipped without it)"},
+		&cli.StringSliceFlag{Name: "case", Usage: "run only case `NAME` (repeatable)"},
+		&cli.IntFlag{Name: "runs", Value: golden.DefaultRuns, Usage: "evaluate each case `N` times (at least 2) to prove one verdict"},
+	}
+}
+
+func goldenCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "replay every case and compare bundle digest, verdict and receipt with the golden files, byte for byte",
+		ArgsUsage: "DIR",
+		Description: "Prints one line per case and, under a mismatch, the differences as JSON Pointer paths (stable)\n" +
+			"and go-cmp's rendering of the verdicts (for reading only: its layout varies between runs).\n" +
+			"Nothing is written.\n\n" +
+			"Exit status: 0 every case matches (or is skipped); 1 a golden file differs or the\n" +
+			"evaluations of a case diverge; 2 bad usage, an unreadable corpus or a case that cannot be\n" +
+			"built or evaluated.",
+		Flags:  goldenFlags(),
+		Action: func(c *cli.Context) error { return runGolden(c, false) },
+	}
+}
+
+func goldenUpdateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "update",
+		Usage:     "replay every case and rewrite the golden files that differ, reporting which changed",
+		ArgsUsage: "DIR",
+		Description: "Writes each golden file that differs atomically and lists it with what changed. Archives are\n" +
+			"inputs and are never rewritten; a case whose evaluations diverge is not written.\n\n" +
+			"Exit status: 0 the corpus is up to date; 1 the evaluations of a case diverge; 2 bad usage, an\n" +
+			"unreadable corpus, a case that cannot be built or evaluated, or a file that cannot be written.",
+		Flags:  goldenFlags(),
+		Action: func(c *cli.Context) error { return runGolden(c, true) },
+	}
+}
+
+func runGolden(c *cli.Context, update bool) error {
+	if err := wantArgs(c, 1); err != nil {
+		return err
+	}
+	runs := c.Int("runs")
+	if runs < 2 {
+		return argsError(c, "--runs must be at least 2, got %d", runs)
+	}
+	corpus, err := golden.Open(c.Args().First())
+	if err != nil {
+		return err
+	}
+	opts := golden.Options{Shared: c.String("shared"), Runs: runs, Cases: c.StringSlice("case")}
+	run := corpus.Check
+	if update {
+		run = corpus.Update
+	}
+	rep, err := run(c.Context, opts)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteText(c.App.Writer); err != nil {
+		return err
+	}
+	switch {
+	case rep.Count(golden.Failed) > 0:
+		return reported{status: exitError}
+	case rep.Count(golden.Mismatched) > 0:
+		return reported{status: exitMismatch}
+	}
+	return nil
+}
