@@ -394,17 +394,9 @@ func observationMember(s *scan, key string, lx *lexer) error {
 }
 
 func window(lx *lexer, w **Window) error {
-	if lx.peek() == 'n' {
-		return lx.literal("null")
-	}
-	if err := lx.beginObject(); err != nil {
-		return err
-	}
-	*w = &Window{}
-	for first := true; ; first = false {
-		key, more, err := lx.nextKey(first)
-		if err != nil || !more {
-			return err
+	return lx.members(func(key []byte) (err error) {
+		if *w == nil {
+			*w = &Window{}
 		}
 		switch string(key) {
 		case "from":
@@ -414,10 +406,8 @@ func window(lx *lexer, w **Window) error {
 		default:
 			err = lx.skip()
 		}
-		if err != nil {
-			return inField(string(key), err)
-		}
-	}
+		return err
+	})
 }
 
 // eventListMember checks the members of an audit.k8s.io EventList besides its items.

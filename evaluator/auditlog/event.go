@@ -90,17 +90,7 @@ func eventKind(lx *lexer) error {
 }
 
 func userInfo(lx *lexer, username *string, groups *[]string) error {
-	if lx.peek() == 'n' {
-		return lx.literal("null")
-	}
-	if err := lx.beginObject(); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, more, err := lx.nextKey(first)
-		if err != nil || !more {
-			return err
-		}
+	return lx.members(func(key []byte) (err error) {
 		switch {
 		case string(key) == "username":
 			*username, err = lx.word()
@@ -109,24 +99,12 @@ func userInfo(lx *lexer, username *string, groups *[]string) error {
 		default:
 			err = lx.skip()
 		}
-		if err != nil {
-			return inField(string(key), err)
-		}
-	}
+		return err
+	})
 }
 
 func objectRef(lx *lexer, e *Entry, groupRecorded *bool) error {
-	if lx.peek() == 'n' {
-		return lx.literal("null")
-	}
-	if err := lx.beginObject(); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, more, err := lx.nextKey(first)
-		if err != nil || !more {
-			return err
-		}
+	return lx.members(func(key []byte) (err error) {
 		switch string(key) {
 		case "resource":
 			e.Resource, err = lx.word()
@@ -144,24 +122,12 @@ func objectRef(lx *lexer, e *Entry, groupRecorded *bool) error {
 		default:
 			err = lx.skip()
 		}
-		if err != nil {
-			return inField(string(key), err)
-		}
-	}
+		return err
+	})
 }
 
 func responseStatus(lx *lexer, e *Entry) error {
-	if lx.peek() == 'n' {
-		return lx.literal("null")
-	}
-	if err := lx.beginObject(); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, more, err := lx.nextKey(first)
-		if err != nil || !more {
-			return err
-		}
+	return lx.members(func(key []byte) (err error) {
 		switch string(key) {
 		case "code":
 			e.ResponseCode, err = lx.integer()
@@ -172,10 +138,8 @@ func responseStatus(lx *lexer, e *Entry) error {
 		default:
 			err = lx.skip()
 		}
-		if err != nil {
-			return inField(string(key), err)
-		}
-	}
+		return err
+	})
 }
 
 // settleGroup normalizes the API group. "core" is how GKE's exported events spell the core

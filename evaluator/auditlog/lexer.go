@@ -27,6 +27,26 @@ type lexError struct {
 
 func (e *lexError) Error() string { return joinField("", e.field) + ": " + e.msg }
 
+// members reads an object, or null, calling member for each key; member must consume the
+// value. An error inside a member is located in that member's field.
+func (lx *lexer) members(member func(key []byte) error) error {
+	if lx.peek() == 'n' {
+		return lx.literal("null")
+	}
+	if err := lx.beginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, more, err := lx.nextKey(first)
+		if err != nil || !more {
+			return err
+		}
+		if err := member(key); err != nil {
+			return inField(string(key), err)
+		}
+	}
+}
+
 // inField prefixes the field path of a lexError with name; other errors pass unchanged. Paths
 // are cut after maxFieldLen bytes, keeping the outermost members: an error deep in hostile
 // nesting is still reported in bounded time and space.
