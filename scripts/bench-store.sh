@@ -13,15 +13,13 @@
 #
 # Environment: BENCH_DIR (scratch directory, default .bench under the repository; the
 # generated log is kept there between runs), BENCH_SIZE (bytes, default 1 GiB), BENCH_RUNS
-# (default 3), BENCH_CHUNKING (fixed or cdc, default: the store's default),
-# BENCH_CPUPROFILE=1 (write ingest.prof and verify.prof into BENCH_DIR).
+# (default 3), BENCH_CPUPROFILE=1 (write ingest.prof and verify.prof into BENCH_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=${BENCH_DIR:-.bench}
 size=${BENCH_SIZE:-1073741824}
 runs=${BENCH_RUNS:-3}
-chunking=${BENCH_CHUNKING:-}
 
 for tool in zstd sha256sum /usr/bin/time; do
 	command -v "$tool" >/dev/null || { echo "bench-store: $tool is required" >&2; exit 2; }
@@ -49,8 +47,6 @@ better() { [ -z "$2" ] || awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 best_zstd= best_ingest= best_sha= best_verify=
 ingest_rss=0 verify_rss=0
-ingest_flags=()
-[ -n "$chunking" ] && ingest_flags+=(-chunking "$chunking")
 for run in $(seq "$runs"); do
 	timed zstd -1 -T2 -q -c "$log"
 	if better "$wall" "$best_zstd"; then best_zstd=$wall zstd_cpu=$cpu; fi
@@ -58,7 +54,7 @@ for run in $(seq "$runs"); do
 	rm -rf "$dir/store"
 	profile=()
 	[ "${BENCH_CPUPROFILE:-}" = 1 ] && [ "$run" = 1 ] && profile=(-cpuprofile "$dir/ingest.prof")
-	timed "$dir/storebench" ingest -store "$dir/store" "${ingest_flags[@]}" "${profile[@]}" "$log"
+	timed "$dir/storebench" ingest -store "$dir/store" "${profile[@]}" "$log"
 	s=$(field ingest_seconds)
 	if better "$s" "$best_ingest"; then best_ingest=$s ingest_cpu=$cpu; fi
 	ingest_rss=$(( $(field ingest_vmhwm_kib) > ingest_rss ? $(field ingest_vmhwm_kib) : ingest_rss ))
@@ -76,14 +72,14 @@ for run in $(seq "$runs"); do
 done
 stored=$(du -sb "$dir/store" | cut -f1)
 
-awk -v bytes="$bytes" -v stored="$stored" -v runs="$runs" -v chunking="${chunking:-default}" \
+awk -v bytes="$bytes" -v stored="$stored" -v runs="$runs" \
 	-v zstd="$best_zstd" -v ingest="$best_ingest" -v sha="$best_sha" -v verify="$best_verify" \
 	-v zstd_cpu="$zstd_cpu" -v ingest_cpu="$ingest_cpu" -v sha_cpu="$sha_cpu" -v verify_cpu="$verify_cpu" \
 	-v ingest_rss="$ingest_rss" -v verify_rss="$verify_rss" '
 function mbps(s) { return bytes / s / 1e6 }
 function verdict(ok) { return ok ? "ok" : "MISSED" }
 BEGIN {
-	printf "input: %d bytes of generated audit log; store on disk: %d bytes (%.1fx); best of %d runs; chunking %s\n\n", bytes, stored, bytes / stored, runs, chunking
+	printf "input: %d bytes of generated audit log; store on disk: %d bytes (%.1fx); best of %d runs\n\n", bytes, stored, bytes / stored, runs
 	printf "%-34s %10s %8s %8s\n", "", "MB/s", "seconds", "CPU s"
 	printf "%-34s %10.1f %8.3f %8.2f\n", "ingest (PutBlob+Sync)", mbps(ingest), ingest, ingest_cpu
 	printf "%-34s %10.1f %8.3f %8.2f\n", "zstd -1 -T2 (to /dev/null)", mbps(zstd), zstd, zstd_cpu

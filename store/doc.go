@@ -40,12 +40,14 @@
 //
 // # Consistency and garbage
 //
-// Check is the store's fsck. It reads back and re-hashes every blob, chunk and object, decodes
-// every object, checks every reference (present, with the size and kind the referrer states),
-// every chunk list and every ref, and reports each inconsistency as a Problem, in a
-// deterministic order. GC removes what no ref reaches, referrers before what they refer to, so
-// that an interrupted collection leaves a consistent store. GatherStats counts entries and
-// bytes per kind and the effect of deduplication and compression. All three use only the Store
-// interface, plus optional interfaces an engine may implement (ChunkOpener, ChunkDeleter,
-// Compactor).
+// Check is the store's fsck. It reads back and re-hashes every blob and object (the chunks of a
+// large blob are verified as the blob is read), decodes every object, checks every reference
+// (present, with the size and kind the referrer states), every chunk list and every ref, and
+// reports each inconsistency as a Problem, in a deterministic order. Chunks no chunk list names
+// are left only by an interrupted write: they are decoded and counted as garbage. References
+// from objects no ref reaches are garbage too. GC removes what no ref reaches, referrers before
+// what they refer to, so that an interrupted collection leaves a consistent store. GatherStats
+// counts entries and bytes per kind and the effect of deduplication and compression. All three
+// use only the Store interface, plus optional interfaces an engine may implement
+// (ChunkDecoder, ChunkDeleter, Compactor).
 package store

@@ -58,6 +58,8 @@ type Store interface {
 
 // Entry describes one stored blob, chunk or structured object.
 type Entry struct {
+	// Digest is the digest of the content; for a chunk (Chunk true) it is the key the engine
+	// stores the chunk under, which need not be the digest of the chunk's bytes alone.
 	Digest Digest
 	// Size is the length of the exact, uncompressed content.
 	Size int64

@@ -36,9 +36,9 @@ func storeFsckCommand() *cli.Command {
 				for _, p := range report.Problems {
 					fmt.Fprintln(c.App.Writer, p.String())
 				}
-				fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems, %d garbage references (store gc removes them)\n",
+				fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems; garbage for store gc: %d references, %d orphan chunks\n",
 					report.Blobs, report.ChunkedBlobs, report.Objects, report.Chunks, report.Refs,
-					humanBytes(report.BytesChecked), len(report.Problems), report.DanglingGarbage)
+					humanBytes(report.BytesChecked), len(report.Problems), report.DanglingGarbage, report.OrphanChunks)
 			}
 			if !report.OK() {
 				return reported{status: exitMismatch}
@@ -65,11 +65,13 @@ type checkReportJSON struct {
 	Problems     []checkProblemJSON `json:"problems"`
 	// DanglingGarbage counts references from unreachable objects to missing content.
 	DanglingGarbage int `json:"dangling_garbage"`
+	// OrphanChunks counts chunks no chunk list names (left by an interrupted write).
+	OrphanChunks int `json:"orphan_chunks"`
 }
 
 func checkJSON(r *store.CheckReport) checkReportJSON {
 	out := checkReportJSON{Blobs: r.Blobs, ChunkedBlobs: r.ChunkedBlobs, Objects: r.Objects, Chunks: r.Chunks,
-		Refs: r.Refs, BytesChecked: r.BytesChecked, Problems: []checkProblemJSON{}, DanglingGarbage: r.DanglingGarbage}
+		Refs: r.Refs, BytesChecked: r.BytesChecked, Problems: []checkProblemJSON{}, DanglingGarbage: r.DanglingGarbage, OrphanChunks: r.OrphanChunks}
 	for _, p := range r.Problems {
 		out.Problems = append(out.Problems, checkProblemJSON{Digest: p.Digest, Ref: p.Ref, Kind: fmt.Sprint(p.Kind), Message: p.Message})
 	}

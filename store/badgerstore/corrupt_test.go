@@ -170,3 +170,143 @@ func expectDamage(t *testing.T, s *Store, d store.Digest, content []byte, object
 		t.Errorf("Check problems do not name %s: %v", d, report.Problems)
 	}
 }
+
+// TestChunkSubstitution replaces chunk records and chunk lists with well-formed values of the
+// wrong content. Each chunk's key commits to its blob's prefix, so a chunk out of place is
+// refused before any of its bytes are handed out. A chunk list replaced whole by another blob's
+// is consistent with the other blob's chunks: its bytes are handed out, and the digest of the
+// whole content refuses them before io.EOF (doc.go, "Reading and verifying").
+func TestChunkSubstitution(t *testing.T) {
+	const chunkSize = 8 << 10
+	tests := []struct {
+		name    string
+		tamper  func(t *testing.T, s *Store, a, b store.Digest)
+		mention string
+		atEnd   bool // detected only by the whole-content digest
+	}{
+		{"chunks swapped in the list", func(t *testing.T, s *Store, a, _ store.Digest) {
+			rec := chunkListOf(t, s, a)
+			rec.chunks[0], rec.chunks[1] = rec.chunks[1], rec.chunks[0]
+			setValue(t, s, contentKey(a), appendChunkList(nil, 0, rec.size, rec.chunks))
+		}, "chunk 1 of", false},
+		{"chunk record of another blob at the same offset", func(t *testing.T, s *Store, a, b store.Digest) {
+			ka, kb := chunkListOf(t, s, a).chunks[2].key, chunkListOf(t, s, b).chunks[2].key
+			setValue(t, s, chunkKey(ka), getValue(t, s, chunkKey(kb)))
+		}, "chunk 3 of", false},
+		{"chunk list key of another blob", func(t *testing.T, s *Store, a, b store.Digest) {
+			rec := chunkListOf(t, s, a)
+			rec.chunks[3] = chunkListOf(t, s, b).chunks[3]
+			setValue(t, s, contentKey(a), appendChunkList(nil, 0, rec.size, rec.chunks))
+		}, "chunk 4 of", false},
+		{"chunk list of another blob", func(t *testing.T, s *Store, a, b store.Digest) {
+			setValue(t, s, contentKey(a), getValue(t, s, contentKey(b)))
+		}, "chunks hash to", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := OpenInMemory(Options{ChunkSize: chunkSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			contentA, contentB := generatedLog(t, 11, 10*chunkSize), generatedLog(t, 12, 10*chunkSize)
+			contentB = contentB[:len(contentA)] // same size, so the records fit each other's places
+			a := putBytes(t, s, contentA)
+			b := putBytes(t, s, contentB)
+			tc.tamper(t, s, a, b)
+			if !tc.atEnd {
+				expectDamage(t, s, a, contentA, false, store.ErrCorrupt)
+			}
+			r, _, err := s.OpenBlob(t.Context(), a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got, err := io.ReadAll(r)
+			if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), a.String()) || !strings.Contains(err.Error(), tc.mention) {
+				t.Errorf("reading %s: %v, want ErrCorrupt naming it and saying %q", a, err, tc.mention)
+			}
+			if tc.atEnd && len(got) != len(contentB) {
+				t.Errorf("read %d bytes before the error, want all %d of the other blob's", len(got), len(contentB))
+			}
+			report, err := store.Check(t.Context(), s, store.CheckOptions{})
+			if err != nil || len(report.Problems) != 1 || report.Problems[0].Digest != a || report.Problems[0].Kind != store.ProblemCorrupt {
+				t.Errorf("Check: %v, %+v; want one corrupt-content problem at %s", err, report, a)
+			}
+		})
+	}
+}
+
+// TestOrphanChunks checks what Check does with chunks no chunk list names: it counts them as
+// garbage and reports a record that does not decode, naming its key.
+func TestOrphanChunks(t *testing.T) {
+	s, err := OpenInMemory(Options{ChunkSize: 8 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := putBytes(t, s, generatedLog(t, 13, 100<<10))
+	list := chunkListOf(t, s, d)
+	if err := s.Delete(t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+	report, err := store.Check(t.Context(), s, store.CheckOptions{})
+	if err != nil || !report.OK() || report.OrphanChunks != len(list.chunks) || report.BytesChecked != 0 {
+		t.Fatalf("Check of a store holding only orphan chunks = %+v, %v; want no problem and %d orphans", report, err, len(list.chunks))
+	}
+
+	damaged := list.chunks[4].key
+	v := getValue(t, s, chunkKey(damaged))
+	v[1] = 'x' // an unknown record type
+	setValue(t, s, chunkKey(damaged), v)
+	report, err = store.Check(t.Context(), s, store.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Problems) != 1 || report.Problems[0].Digest != damaged || report.Problems[0].Kind != store.ProblemCorrupt ||
+		!strings.Contains(report.Problems[0].Message, damaged.String()) || report.OrphanChunks != len(list.chunks) {
+		t.Fatalf("Check of a damaged orphan chunk %s = %+v", damaged, report)
+	}
+}
+
+func putBytes(t *testing.T, s *Store, content []byte) store.Digest {
+	t.Helper()
+	d, _, err := s.PutBlob(t.Context(), bytes.NewReader(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func chunkListOf(t *testing.T, s *Store, d store.Digest) record {
+	t.Helper()
+	rec, err := decodeRecord(getValue(t, s, contentKey(d)))
+	if err != nil || rec.typ != recChunkList {
+		t.Fatalf("record of %s: %+v, %v; want a chunk list", d, rec, err)
+	}
+	return rec
+}
+
+// getValue and setValue read and write a value of an open store through Badger directly.
+func getValue(t *testing.T, s *Store, key []byte) []byte {
+	t.Helper()
+	var v []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err == nil {
+			v, err = item.ValueCopy(nil)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("get %x: %v", key, err)
+	}
+	return v
+}
+
+func setValue(t *testing.T, s *Store, key, v []byte) {
+	t.Helper()
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(key, v) }); err != nil {
+		t.Fatalf("set %x: %v", key, err)
+	}
+}

@@ -149,25 +149,27 @@ func checkAfterCrash(t *testing.T, i int, dir string, sealed map[string]bool) {
 	}
 }
 
+// growingLogSeed generates the log every writer records again, a little longer each bundle,
+// so that bundles (and the chunks of writes cut short by a kill) share prefix chunks.
+const growingLogSeed = 42
+
 // writeUntilKilled is the writer child: it records bundles into the store in dir and seals
 // them, announcing each seal on stdout, and every few bundles unseals old ones and collects
 // garbage, until it is killed.
 func writeUntilKilled(dir, seedText string) {
 	seed, _ := strconv.ParseInt(seedText, 10, 64)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
-	opts := Options{ChunkSize: 16 << 10, Chunking: ChunkingFixed}
-	if rng.IntN(2) == 0 {
-		opts.Chunking = ChunkingCDC
-	}
-	s, err := Open(dir, opts)
+	s, err := Open(dir, Options{ChunkSize: 16 << 10})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "writer:", err)
 		os.Exit(1)
 	}
 	fmt.Println("open")
 	ctx := context.Background()
+	grown := int64(0)
 	for n := 0; ; n++ {
-		d, err := recordBundle(ctx, s, rng)
+		grown += 1 + rng.Int64N(100<<10)
+		d, err := recordBundle(ctx, s, rng, grown)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "writer:", err)
 			os.Exit(1)
@@ -183,11 +185,13 @@ func writeUntilKilled(dir, seedText string) {
 }
 
 // recordBundle writes one bundle of several scenarios, blobs first, then objects, then seals.
-func recordBundle(ctx context.Context, s *Store, rng *rand.Rand) (store.Digest, error) {
-	put := func(size int64) (store.Descriptor, error) {
-		d, n, err := s.PutBlob(ctx, auditgen.NewReader(rng.Int64(), size))
+// The first scenario's audit log is the growing log, cut at grown bytes.
+func recordBundle(ctx context.Context, s *Store, rng *rand.Rand, grown int64) (store.Digest, error) {
+	putLog := func(seed, size int64) (store.Descriptor, error) {
+		d, n, err := s.PutBlob(ctx, auditgen.NewReader(seed, size))
 		return store.Descriptor{MediaType: store.MediaTypeK8sAuditEvents, Digest: d, Size: n}, err
 	}
+	put := func(size int64) (store.Descriptor, error) { return putLog(rng.Int64(), size) }
 	file, err := put(2 << 10)
 	if err != nil {
 		return store.Digest{}, err
@@ -201,7 +205,12 @@ func recordBundle(ctx context.Context, s *Store, rng *rand.Rand) (store.Digest, 
 		Profile: store.ProfileRef{ID: "crash-test", Version: "1", Tree: tree.Digest}, CoreSpecVersion: "1.0.0-rc1.5",
 		Agent: store.AgentIdentity{Name: "agent", Version: "1"}, Tier: 1}
 	for sc := range 2 + rng.IntN(4) {
-		log, err := put(20<<10 + rng.Int64N(400<<10))
+		var log store.Descriptor
+		if sc == 0 {
+			log, err = putLog(growingLogSeed, grown)
+		} else {
+			log, err = put(20<<10 + rng.Int64N(400<<10))
+		}
 		if err != nil {
 			return store.Digest{}, err
 		}

@@ -18,56 +18,104 @@
 //
 // # On-disk format
 //
-// Keys are one namespace byte followed by a 32-byte binary SHA-256 digest, or by a ref name:
+// Keys are one namespace byte followed by a 32-byte binary SHA-256 digest or chunk key, or by a
+// ref name:
 //
 //	'b' <digest>  content record of a blob or structured object (inline or chunk list)
-//	'k' <digest>  one chunk of a large blob or object
+//	'k' <key>     one chunk of a large blob or object (see Chunk keys)
 //	'r' <name>    ref: "bundles/<hex>", "tags/<tag>", "profiles/<hex>", "receipts/<hex>", …
-//	'm' "format"  format marker: "oasis-replay store\x00\x01"
+//	'm' "format"  format marker: "oasis-replay store\x00\x02"
 //
-// Every value opens with a format version byte (1) and a record type byte, so the format can
-// evolve: a reader refuses versions it does not know (store.ErrUnsupportedVersion) rather than
-// misreading them. Integers are unsigned varints (encoding/binary).
+// The marker's last byte is the format version. Open refuses a store of another version with
+// store.ErrUnsupportedVersion naming both versions: a version 1 store (chunks named by the
+// SHA-256 of their own bytes) is read by a build of version 1, which can export its bundles for
+// this one to import. Every content value also opens with the format version byte (2) and a
+// record type byte, so a value of another format is refused rather than misread. Integers are
+// unsigned varints (encoding/binary).
 //
-//	inline record  = 0x01 'i' kind codec uvarint(size) payload
-//	chunk record   = 0x01 'c' codec uvarint(size) payload
-//	chunk list     = 0x01 'l' kind uvarint(size) uvarint(count) count×( digest[32] uvarint(chunk size) )
+//	inline record  = 0x02 'i' kind codec uvarint(size) payload
+//	chunk record   = 0x02 'c' codec uvarint(size) payload
+//	chunk list     = 0x02 'l' kind uvarint(size) uvarint(count) count×( key[32] uvarint(chunk size) )
 //	ref value      = 0x01 digest[32]
 //
-// size is the length of the exact, uncompressed content; the digest in the key is the SHA-256
-// of that content (of the whole content for a chunk list, of the chunk for a chunk record).
-// codec 0 stores the payload as is, codec 1 stores one zstd frame (no frame checksum: the
-// SHA-256 covers it). The store compresses every payload and keeps the raw bytes whenever
-// compression would not make them smaller, as with already-compressed evidence. kind is 0
-// for a raw blob and, for structured objects, 1 scenario-evidence, 2 run-manifest,
-// 3 profile-tree, 4 verdict, 5 receipt; the codes are part of the format and are never reused.
-// An inline record or chunk holds at most 16 MiB of content.
+// size is the length of the exact, uncompressed content; the digest in a 'b' key is the SHA-256
+// of the whole content, inline or chunked. codec 0 stores the payload as is, codec 1 stores one
+// zstd frame (no frame checksum: the SHA-256 covers it). The store compresses every payload and
+// keeps the raw bytes whenever compression would not make them smaller, as with
+// already-compressed evidence. kind is 0 for a raw blob and, for structured objects,
+// 1 scenario-evidence, 2 run-manifest, 3 profile-tree, 4 verdict, 5 receipt; the codes are part
+// of the format and are never reused. An inline record or chunk holds at most 16 MiB of content.
+//
+// # Chunk keys
+//
+// A chunk is named by a commitment to the blob's prefix up to the end of that chunk, taken from
+// the computation of the blob's own digest, so that writing or reading a blob hashes each byte
+// once. With S_i the state of SHA-256 after the bytes of chunks 1..i (crypto/sha256's
+// MarshalBinary, 108 bytes) and n_i the length of chunk i:
+//
+//	S_i   = "sha\x03" || H0..H7 (8×uint32be) || tail (the L mod 64 bytes after the last
+//	        complete 64-byte block, zero-padded to 64) || uint64be(L)     L = bytes of chunks 1..i
+//	key_i = SHA-256("oasis-replay chunk v2\x00" || S_i || uint64be(n_i))
+//
+// H0..H7 is the Merkle–Damgård chaining value over every complete block of the prefix, so S_i
+// determines the prefix's length, its last incomplete block and the SHA-256 of the prefix and of
+// any extension of it. Two different prefixes with the same S_i would be a SHA-256 collision
+// (finish both with the same padding), and two different states with the same key are a
+// collision of the key's own SHA-256: a key names one prefix. n_i then fixes where the chunk
+// starts, so the key names exactly one byte string, the chunk, even between blobs written with
+// different chunk sizes. The label keeps keys apart from content digests (no key is the SHA-256
+// of a blob's bytes) and from keys of other format versions. The layout of S_i is checked on
+// every chunk: a toolchain whose crypto/sha256 marshalled another layout would fail to read or
+// write chunked content rather than derive other keys.
+//
+// Deduplication follows: identical content has the same digest and is stored once; content that
+// extends other content (an audit log recorded again after it grew) shares every chunk of the
+// common prefix, because chunks are cut at fixed offsets (every ChunkSize bytes) and so keep
+// their boundaries; a chunk whose bytes also occur after a different prefix, at another offset
+// or twice in one blob, is stored again (compression still shrinks repeated bytes).
+// Content-defined chunking, whose point is to share shifted chunks, therefore has no place in
+// this format.
+//
+// # Reading and verifying
+//
+// An inline record is hashed and compared with its digest before any byte is handed out. A
+// chunked blob is read with up to Options.Workers chunks fetched and decompressed ahead in
+// parallel, but verified in order on the reader's goroutine: each chunk's bytes are fed into a
+// running SHA-256, the key is derived as above and compared with the chunk list's before any
+// byte of that chunk is handed out, and the digest of the whole is compared with the blob's
+// before io.EOF. A mismatch, a missing chunk or a chunk record that does not decode is an error
+// wrapping store.ErrCorrupt that names the blob and the chunk (index and key). A damaged chunk
+// list names chunks that are absent or belong to another prefix, so it is caught at the first
+// such chunk. A list rewritten on purpose to name another blob's chunks is caught only by the
+// whole-content check at the end, after that blob's bytes were handed out: the digest of the
+// content is the only identity the format fixes, and a streaming reader can check it only last.
+// Consumers must treat a read as good only when it ends with io.EOF.
+//
+// A chunk that no chunk list names (left by an interrupted write) cannot be verified: its key
+// commits to a prefix nobody knows. DecodeChunk decodes its record (header, decompression,
+// size) so that store.Check can report a damaged one; Check counts such chunks as garbage,
+// which store.GC removes.
 //
 // # Large content
 //
 // Content up to ChunkSize bytes is one inline record. Larger content is streamed and cut into
-// chunks, each stored under its own digest in the 'k' namespace, and described by a chunk list
-// under the digest of the whole content; a chunk shared by several blobs is stored once. Nothing
-// holds a whole blob in memory: the writer keeps a few chunks in flight, hashes and compresses
-// them on Options.Workers goroutines and commits them in write batches of at most 16 MiB; the
-// reader decompresses and verifies up to Workers chunks ahead. Each chunk is checked against its
-// digest before any of its bytes are handed out, and the whole-content digest is checked before
-// io.EOF, so a reader never returns wrong bytes without an error wrapping store.ErrCorrupt that
-// names the digest.
+// chunks of ChunkSize bytes (the last one shorter), each stored under its key in the 'k'
+// namespace, and described by a chunk list under the digest of the whole content; a chunk
+// shared by several blobs is stored once. Nothing holds a whole blob in memory: the writer's
+// goroutine reads and hashes the content in order and derives the keys, Options.Workers
+// goroutines compress the chunks and commit them in write batches of at most 16 MiB, and a few
+// chunks are in flight at a time. Chunk boundaries are the writer's choice, not part of the
+// format: a reader follows whatever chunk list it finds.
 //
-// Chunks are cut at fixed offsets by default (ChunkingFixed, 2 MiB). ChunkingCDC cuts where a
-// gear hash over the content matches a mask (FastCDC-style normalized chunking, ChunkSize/2 to
-// 2×ChunkSize, gear table derived from SHA-256 of a fixed label), so content shifted by an
-// insertion still deduplicates. Ingest is CPU-bound on a 2-core machine: every byte is hashed
-// twice with SHA-256 (once for its chunk, once for the whole blob) and compressed once. On a
-// 1 GiB generated audit log, fixed chunking took 3.2 to 3.9 CPU-seconds and CDC 15 to 20% more
-// (the gear scan runs at about 1.9 GB/s and the tail of each cut is copied), with a peak RSS of
-// 165 to 180 MiB against 190 to 195 MiB. 2 MiB chunks took about 8% less CPU than 1 MiB ones
-// (fewer zstd frames) and compressed 3% better; 8 MiB chunks brought the peak RSS near 250 MiB.
-// Evidence is mostly whole files recorded again (deduplicated whole) or logs that grow at the
-// end (fixed chunks keep their boundaries), so fixed chunking is the default and CDC an
-// option. Chunk boundaries are not part of the format: a reader follows whatever chunk list it
-// finds.
+// Ingest is CPU-bound on a 2-core machine: each byte is hashed once with SHA-256 and compressed
+// once; zstd takes about 70% of the CPU and SHA-256 about 18%. On a 1 GiB generated audit log
+// (scripts/bench-store.sh, three runs of three), ingest took 2.95 to 3.13 CPU-seconds and ran
+// at 0.66 to 0.77 times the speed of zstd -1 -T2 on the same file, with a peak RSS of 158 to
+// 175 MiB; verifying it (store.Check) took 1.25 to 1.45 CPU-seconds. Format version 1, which
+// also hashed every chunk on its own, took 3.40 to 3.66 and 1.70 to 2.09 CPU-seconds (0.61 to
+// 0.69 times zstd). With that format, 2 MiB chunks took about 8% less CPU than 1 MiB ones
+// (fewer zstd frames) and compressed 3% better, and 8 MiB chunks brought the peak RSS near
+// 250 MiB.
 //
 // # Write order and crash safety
 //

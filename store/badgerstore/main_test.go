@@ -1,11 +1,28 @@
 package badgerstore
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/oasis-replay/oasis-replay/internal/auditgen"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// generatedLog returns size bytes (whole lines) of the generated audit log of seed. Logs of one
+// seed are prefixes of each other, like an audit log recorded twice as it grows.
+func generatedLog(t testing.TB, seed, size int64) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := auditgen.Write(&b, seed, size); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
 
 // The test binary doubles as the child process of the multi-process tests: when childEnv names
 // a role, TestMain plays it instead of running tests.

@@ -135,8 +135,6 @@ func TestOptionsRejected(t *testing.T) {
 	for _, o := range []Options{
 		{ChunkSize: 100},
 		{ChunkSize: maxChunkLimit + 1},
-		{ChunkSize: maxChunkLimit, Chunking: ChunkingCDC},
-		{Chunking: Chunking(9)},
 	} {
 		if s, err := OpenInMemory(o); err == nil {
 			s.Close()
@@ -161,5 +159,28 @@ func TestObjectSizeLimit(t *testing.T) {
 	}
 	if _, err := s.PutObject(t.Context(), doc); !errors.Is(err, store.ErrTooLarge) {
 		t.Fatalf("PutObject of %d bytes with a 100-byte limit = %v, want ErrTooLarge", len(doc), err)
+	}
+}
+
+// TestOpenRefusesAnotherFormatVersion: a store of format version 1 named chunks by the digest
+// of their own bytes; this build must refuse it, saying which versions are involved, rather
+// than report its chunks as corrupt.
+func TestOpenRefusesAnotherFormatVersion(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	tamper(t, dir, Options{}, metaFormatKey, func([]byte) []byte { return []byte("oasis-replay store\x00\x01") })
+	for _, readOnly := range []bool{false, true} {
+		s, err := Open(dir, Options{ReadOnly: readOnly})
+		if err == nil {
+			s.Close()
+		}
+		if !errors.Is(err, store.ErrUnsupportedVersion) || !strings.Contains(err.Error(), dir) ||
+			!strings.Contains(err.Error(), "store format version 1, this build reads version 2") {
+			t.Errorf("Open(ReadOnly: %v) of a version 1 store = %v, want ErrUnsupportedVersion naming the directory and both versions", readOnly, err)
+		}
 	}
 }

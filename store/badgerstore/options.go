@@ -14,18 +14,18 @@ type Options struct {
 	// share a store; a read-write process excludes all others.
 	ReadOnly bool
 
-	// Chunking is how content larger than ChunkSize is cut (default DefaultChunking).
-	Chunking Chunking
-	// ChunkSize is the chunk size for ChunkingFixed and the average for ChunkingCDC, and the
-	// largest content stored in one piece. Default DefaultChunkSize on disk and
+	// ChunkSize is the size of the chunks larger content is cut into, at fixed offsets, and
+	// the largest content stored in one piece. Default DefaultChunkSize on disk and
 	// DefaultInMemoryChunkSize in memory; tests use a few KiB to exercise chunking cheaply.
+	// Stores written with different chunk sizes read alike; only deduplication between
+	// blobs written with different sizes is lost.
 	ChunkSize int
 
 	// MaxObjectSize caps a structured object (objects are decoded in memory). Default 64 MiB.
 	MaxObjectSize int64
 
-	// Workers hash and compress chunks in parallel (default GOMAXPROCS). OpenBlob reads ahead
-	// as many chunks.
+	// Workers compress chunks in parallel while the writer hashes them in order (default
+	// GOMAXPROCS). OpenBlob fetches and decompresses as many chunks ahead of its reader.
 	Workers int
 
 	// ValueThreshold is the stored value size from which Badger keeps a value in its value
@@ -39,7 +39,6 @@ type Options struct {
 
 // Defaults, chosen by the measurements in doc.go.
 const (
-	DefaultChunking          = ChunkingFixed
 	DefaultChunkSize         = 2 << 20
 	DefaultInMemoryChunkSize = 256 << 10
 	DefaultMaxObjectSize     = 64 << 20
@@ -54,29 +53,18 @@ const (
 
 // resolved fills in defaults and checks the options.
 func (o Options) resolved(inMemory bool) (Options, error) {
-	if o.Chunking == 0 {
-		o.Chunking = DefaultChunking
-	}
-	if o.Chunking != ChunkingFixed && o.Chunking != ChunkingCDC {
-		return o, fmt.Errorf("badgerstore: unknown chunking %d", o.Chunking)
-	}
 	if o.ChunkSize == 0 {
 		o.ChunkSize = DefaultChunkSize
 		if inMemory {
 			o.ChunkSize = DefaultInMemoryChunkSize
 		}
 	}
-	maxChunk := o.ChunkSize
-	if o.Chunking == ChunkingCDC {
-		maxChunk = 2 * o.ChunkSize
-	}
 	limit := maxChunkLimit
 	if inMemory {
 		limit = inMemoryValueLimit - maxRecordHeader
 	}
-	if o.ChunkSize < minChunkSize || maxChunk > limit {
-		return o, fmt.Errorf("badgerstore: chunk size %d out of range: largest chunk %d must be within [%d, %d]",
-			o.ChunkSize, maxChunk, minChunkSize, limit)
+	if o.ChunkSize < minChunkSize || o.ChunkSize > limit {
+		return o, fmt.Errorf("badgerstore: chunk size %d out of range [%d, %d]", o.ChunkSize, minChunkSize, limit)
 	}
 	if o.MaxObjectSize == 0 {
 		o.MaxObjectSize = DefaultMaxObjectSize
@@ -88,13 +76,6 @@ func (o Options) resolved(inMemory bool) (Options, error) {
 		o.ValueThreshold = DefaultValueThreshold
 	}
 	return o, nil
-}
-
-func (o Options) chunker() chunker {
-	if o.Chunking == ChunkingCDC {
-		return newCDCChunker(o.ChunkSize)
-	}
-	return fixedChunker{size: o.ChunkSize}
 }
 
 // badgerOptions sizes Badger for a 2-core, small-memory machine: two small memtables, no block

@@ -14,8 +14,8 @@ import (
 )
 
 // PutBlob implements store.Store. Content up to ChunkSize bytes is stored in one record; larger
-// content is cut into chunks that are hashed and compressed on Workers goroutines while the
-// caller's goroutine reads ahead, and the chunk list is written only after every chunk is
+// content is cut into chunks that are compressed on Workers goroutines while the caller's
+// goroutine reads ahead and hashes, and the chunk list is written only after every chunk is
 // committed, so a crash can leave unreferenced chunks but never a list with missing chunks.
 func (s *Store) PutBlob(ctx context.Context, r io.Reader) (store.Digest, int64, error) {
 	if err := ctx.Err(); err != nil {
@@ -134,20 +134,25 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 
 // putChunked stores content longer than one chunk. first holds the bytes read so far and is
 // returned to the pool here.
+//
+// The caller's goroutine reads the content, hashes it once and derives each chunk's key from
+// the running hash (prefixChain); Workers goroutines only compress and write the chunks.
 func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind byte, upgrade bool) (store.Digest, int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	p := &chunkPipeline{s: s, batch: newBatcher(s.db), jobs: make(chan chunkJob, s.opts.Workers), seen: map[store.Digest]bool{}}
+	p := &chunkPipeline{s: s, batch: newBatcher(s.db), jobs: make(chan chunkJob, s.opts.Workers)}
 	var workers sync.WaitGroup
 	for range s.opts.Workers {
 		workers.Go(func() { p.work(ctx, cancel) })
 	}
-	whole := store.NewDigester()
-	var total int64
+	chain := newPrefixChain()
 	readErr := s.cutChunks(ctx, first, r, func(buf *[]byte) error {
-		whole.Write(*buf)
-		total += int64(len(*buf))
-		return p.submit(ctx, buf)
+		key, err := chain.next(*buf)
+		if err != nil {
+			s.putBuf(buf)
+			return err
+		}
+		return p.submit(ctx, key, buf)
 	})
 	close(p.jobs)
 	workers.Wait()
@@ -162,7 +167,7 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 	if err := p.batch.finish(); err != nil {
 		return store.Digest{}, 0, fmt.Errorf("badgerstore: write chunks: %w", err)
 	}
-	d := whole.Digest()
+	d, total := chain.digest(), int64(chain.n)
 	list := func() []byte { return appendChunkList(nil, kind, total, p.refs) }
 	if err := s.writeContentRecord(d, upgrade, list); err != nil {
 		return store.Digest{}, 0, err
@@ -170,8 +175,8 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 	return d, total, nil
 }
 
-// cutChunks reads r after the bytes already in first and calls emit with each chunk, in order.
-// emit takes ownership of the buffer.
+// cutChunks reads r after the bytes already in first and calls emit with each chunk, in order:
+// ChunkSize bytes each, the last one shorter, none empty. emit takes ownership of the buffer.
 func (s *Store) cutChunks(ctx context.Context, first *[]byte, r io.Reader, emit func(*[]byte) error) error {
 	buf := first
 	for {
@@ -180,58 +185,43 @@ func (s *Store) cutChunks(ctx context.Context, first *[]byte, r io.Reader, emit 
 			return context.Cause(ctx)
 		}
 		filled := len(*buf)
-		n, err := io.ReadFull(r, (*buf)[filled:cap(*buf)])
+		n, err := io.ReadFull(r, (*buf)[filled:s.opts.ChunkSize])
 		*buf = (*buf)[:filled+n]
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
 			s.putBuf(buf)
 			return fmt.Errorf("badgerstore: read blob: %w", err)
 		}
-		// A full buffer yields one chunk and is refilled; at the end, cut until empty.
-		for len(*buf) > 0 {
-			c := s.chunker.cut(*buf)
-			next := s.getBuf()
-			*next = append(*next, (*buf)[c:]...)
-			*buf = (*buf)[:c]
-			if err := emit(buf); err != nil {
-				s.putBuf(next)
-				return err
-			}
-			buf = next
-			if !eof {
-				break
-			}
-		}
-		if eof {
+		if len(*buf) == 0 {
 			s.putBuf(buf)
 			return nil
 		}
+		if err := emit(buf); err != nil || eof {
+			return err
+		}
+		buf = s.getBuf()
 	}
 }
 
-// chunkJob is one chunk to hash, compress and write.
+// chunkJob is one chunk to compress and write under its key.
 type chunkJob struct {
-	index int
-	buf   *[]byte
+	key store.Digest
+	buf *[]byte
 }
 
-// chunkPipeline distributes chunks to workers and collects their digests in order.
+// chunkPipeline hands chunks to the workers and keeps the chunk list, in order. Only the
+// reading goroutine touches refs.
 type chunkPipeline struct {
 	s     *Store
 	batch *batcher
 	jobs  chan chunkJob
-	mu    sync.Mutex
 	refs  []chunkRef
-	seen  map[store.Digest]bool
 }
 
-func (p *chunkPipeline) submit(ctx context.Context, buf *[]byte) error {
-	p.mu.Lock()
-	index := len(p.refs)
-	p.refs = append(p.refs, chunkRef{size: int64(len(*buf))})
-	p.mu.Unlock()
+func (p *chunkPipeline) submit(ctx context.Context, key store.Digest, buf *[]byte) error {
+	p.refs = append(p.refs, chunkRef{key: key, size: int64(len(*buf))})
 	select {
-	case p.jobs <- chunkJob{index: index, buf: buf}:
+	case p.jobs <- chunkJob{key: key, buf: buf}:
 		return nil
 	case <-ctx.Done():
 		p.s.putBuf(buf)
@@ -239,60 +229,43 @@ func (p *chunkPipeline) submit(ctx context.Context, buf *[]byte) error {
 	}
 }
 
-// work hashes and stores chunks until the jobs run out; the first failure cancels the rest.
+// work stores chunks until the jobs run out; the first failure cancels the rest.
 //
 // Each worker looks chunks up in one read snapshot taken when it starts: a Badger read
 // transaction waits for every commit in flight, so opening one per chunk would serialize the
 // pipeline behind its own writes. Chunks committed after the snapshot may be written again,
-// which is harmless (same key, same bytes); seen catches repeats within this content.
+// which is harmless (same key, same bytes).
 func (p *chunkPipeline) work(ctx context.Context, fail context.CancelCauseFunc) {
 	snapshot := p.s.db.NewTransaction(false)
 	defer snapshot.Discard()
-	scratch := make([]byte, 0, p.s.chunker.maxSize()+p.s.chunker.maxSize()/64+1024)
+	scratch := make([]byte, 0, p.s.opts.ChunkSize+p.s.opts.ChunkSize/64+1024)
 	for job := range p.jobs {
 		if ctx.Err() == nil {
-			d, err := p.storeChunk(snapshot, *job.buf, scratch)
-			if err != nil {
+			if err := p.storeChunk(snapshot, job.key, *job.buf, scratch); err != nil {
 				fail(err)
 			}
-			p.mu.Lock()
-			p.refs[job.index].digest = d
-			p.mu.Unlock()
 		}
 		p.s.putBuf(job.buf)
 	}
 }
 
-// storeChunk writes one chunk unless it is already stored, which is where chunks deduplicate.
-func (p *chunkPipeline) storeChunk(snapshot *badger.Txn, data, scratch []byte) (store.Digest, error) {
-	d := store.Sum(data)
-	if !p.firstSighting(d) {
-		return d, nil
-	}
-	_, err := snapshot.Get(chunkKey(d))
+// storeChunk writes one chunk unless it is already stored, which is where chunks deduplicate:
+// the key names the chunk's bytes together with everything before them in the blob, so a
+// stored chunk under the same key holds the same bytes (see "Chunk keys" in doc.go).
+func (p *chunkPipeline) storeChunk(snapshot *badger.Txn, key store.Digest, data, scratch []byte) error {
+	_, err := snapshot.Get(chunkKey(key))
 	if err == nil {
-		return d, nil
+		return nil
 	}
 	if !errors.Is(err, badger.ErrKeyNotFound) {
-		return d, fmt.Errorf("badgerstore: look up chunk %s: %w", d, err)
+		return fmt.Errorf("badgerstore: look up chunk %s: %w", key, err)
 	}
 	c, payload := compress(scratch[:0], data)
 	value := appendChunk(make([]byte, 0, maxRecordHeader+len(payload)), c, int64(len(data)), payload)
-	if err := p.batch.set(chunkKey(d), value); err != nil {
-		return d, fmt.Errorf("badgerstore: write chunk %s: %w", d, err)
+	if err := p.batch.set(chunkKey(key), value); err != nil {
+		return fmt.Errorf("badgerstore: write chunk %s: %w", key, err)
 	}
-	return d, nil
-}
-
-// firstSighting reports whether d is new to this pipeline.
-func (p *chunkPipeline) firstSighting(d store.Digest) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.seen[d] {
-		return false
-	}
-	p.seen[d] = true
-	return true
+	return nil
 }
 
 // has reports whether key is present.

@@ -100,15 +100,15 @@ func entryOf(d store.Digest, rec record, stored int) store.Entry {
 	if rec.typ == recChunkList {
 		e.Chunks = make([]store.Digest, len(rec.chunks))
 		for i, c := range rec.chunks {
-			e.Chunks[i] = c.digest
+			e.Chunks[i] = c.key
 		}
 	}
 	return e
 }
 
 // OpenBlob implements store.Store. Inline content is verified before the reader is returned;
-// chunked content is verified chunk by chunk as it is read, with Workers chunks decompressed and
-// hashed ahead of the reader, and the whole digest is checked before io.EOF is returned.
+// chunked content is verified chunk by chunk as it is read, with Workers chunks fetched and
+// decompressed ahead of the reader, and the whole digest is checked before io.EOF is returned.
 func (s *Store) OpenBlob(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error) {
 	if err := s.enter(); err != nil {
 		return nil, 0, err
@@ -154,25 +154,33 @@ func (s *Store) GetObject(ctx context.Context, d store.Digest) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// OpenChunk returns the verified content of one chunk. Consistency checks use it to verify
-// chunks no blob refers to; chunks are otherwise read through their blob.
-func (s *Store) OpenChunk(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error) {
+// DecodeChunk implements store.ChunkDecoder: it decodes the record of the chunk under key and
+// returns the length of its content. A chunk's bytes can only be verified through a chunk list
+// that names it (its key commits to the whole prefix of its blob), so this checks the record
+// alone: header, codec and decompressed size.
+func (s *Store) DecodeChunk(ctx context.Context, key store.Digest) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if err := s.enter(); err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	defer s.leave()
-	content, err := s.readChunk(chunkRef{digest: d, size: -1}, nil)
+	buf := s.getBuf()
+	defer s.putBuf(buf)
+	content, err := s.readChunk(chunkRef{key: key, size: -1}, *buf)
 	if err != nil {
-		return nil, 0, err
+		return 0, lookupError("chunk", key, err)
 	}
-	return io.NopCloser(bytes.NewReader(content)), int64(len(content)), nil
+	return int64(len(content)), nil
 }
 
-// readChunk returns the verified content of chunk c, decoded into buf when it is compressed
-// and big enough. A size of -1 accepts any size.
+// readChunk returns the content of the chunk c, decoded into buf when it is compressed and big
+// enough. A size of -1 accepts any size. The content is not verified: the caller derives the
+// key from the blob's prefix and compares (chunkReader.Read). A missing chunk is errNoKey.
 func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 	var content []byte
-	err := s.viewValue(chunkKey(c.digest), func(v []byte) error {
+	err := s.viewValue(chunkKey(c.key), func(v []byte) error {
 		rec, err := decodeRecord(v)
 		if err != nil {
 			return err
@@ -189,18 +197,13 @@ func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 		}
 		return err
 	})
-	if err != nil {
-		return nil, lookupError("chunk", c.digest, err)
-	}
-	if got := store.Sum(content); got != c.digest {
-		return nil, fmt.Errorf("%w: chunk %s: content hashes to %s", store.ErrCorrupt, c.digest, got)
-	}
-	return content, nil
+	return content, err
 }
 
-// chunkReader streams a chunked blob. Chunks are fetched, decompressed and verified by
-// goroutines running ahead of the reader; the reader feeds the whole-content digest and checks
-// it at the end. It never returns bytes of a chunk that failed verification.
+// chunkReader streams a chunked blob. Goroutines fetch and decompress chunks ahead of the
+// reader; the reader hashes each chunk in order, derives its key from the running hash and
+// compares it with the chunk list before handing out any of its bytes, then checks the whole
+// digest before io.EOF. It never returns bytes of a chunk that failed verification.
 type chunkReader struct {
 	s      *Store
 	ctx    context.Context
@@ -208,7 +211,7 @@ type chunkReader struct {
 	digest store.Digest
 	rec    record
 
-	whole    *store.Digester
+	chain    *prefixChain
 	started  int      // chunks whose fetch has started
 	pending  []*fetch // started and not yet consumed, in order
 	cur      *fetch
@@ -227,7 +230,7 @@ type fetch struct {
 
 func newChunkReader(ctx context.Context, s *Store, d store.Digest, rec record) *chunkReader {
 	ctx, cancel := context.WithCancel(ctx)
-	return &chunkReader{s: s, ctx: ctx, cancel: cancel, digest: d, rec: rec, whole: store.NewDigester()}
+	return &chunkReader{s: s, ctx: ctx, cancel: cancel, digest: d, rec: rec, chain: newPrefixChain()}
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
@@ -251,25 +254,40 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		case <-r.ctx.Done():
 			<-f.done
 		}
+		err := f.err
+		if err == nil {
+			err = r.ctx.Err()
+		}
+		if err == nil {
+			err = r.verifyNext(f.data)
+		}
+		if err != nil {
+			c := r.rec.chunks[r.consumed]
+			r.err = fmt.Errorf("blob %s: chunk %d of %d (%s): %w", r.digest, r.consumed+1, len(r.rec.chunks), c.key, err)
+			r.release(f)
+			break
+		}
 		r.consumed++
-		if f.err != nil {
-			r.release(f)
-			r.err = fmt.Errorf("blob %s: %w", r.digest, f.err)
-			break
-		}
-		if err := r.ctx.Err(); err != nil {
-			r.release(f)
-			r.err = err
-			break
-		}
-		r.whole.Write(f.data)
 		r.cur, r.off = f, 0
 	}
 	return 0, r.err
 }
 
+// verifyNext hashes the next chunk's bytes and checks the key they give against the chunk
+// list.
+func (r *chunkReader) verifyNext(data []byte) error {
+	key, err := r.chain.next(data)
+	if err != nil {
+		return err
+	}
+	if key != r.rec.chunks[r.consumed].key {
+		return fmt.Errorf("%w: its bytes, after the blob's previous chunks, give the key %s", store.ErrCorrupt, key)
+	}
+	return nil
+}
+
 func (r *chunkReader) verifyWhole() error {
-	if got := r.whole.Digest(); got != r.digest {
+	if got := r.chain.digest(); got != r.digest {
 		return fmt.Errorf("%w: blob %s: chunks hash to %s", store.ErrCorrupt, r.digest, got)
 	}
 	return io.EOF
@@ -297,9 +315,9 @@ func (s *Store) fetchChunk(ctx context.Context, c chunkRef, f *fetch) {
 	defer s.leave()
 	f.buf = s.getBuf()
 	f.data, f.err = s.readChunk(c, *f.buf)
-	if errors.Is(f.err, store.ErrNotFound) {
+	if errors.Is(f.err, errNoKey) {
 		// The chunk list names it, so its absence is damage, not a lookup miss.
-		f.err = fmt.Errorf("%w: chunk %s is missing", store.ErrCorrupt, c.digest)
+		f.err = fmt.Errorf("%w: the chunk is missing", store.ErrCorrupt)
 	}
 }
 

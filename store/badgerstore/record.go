@@ -7,16 +7,17 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// formatVersion is the first byte of every value. A store written by a later format is refused,
-// not misread.
-const formatVersion = 1
+// formatVersion is the first byte of every content value. A value of another format is
+// refused, not misread. Version 2 derives chunk keys from the blob's prefix (doc.go); version 1
+// named chunks by the SHA-256 of their own bytes.
+const formatVersion = 2
 
 // maxChunkLimit bounds the content of one inline record or chunk, whatever the options were when
 // it was written. A header claiming more is corrupt; this keeps a damaged size field from
 // causing a huge allocation.
 const maxChunkLimit = 16 << 20
 
-// digestSize is the length of a binary digest in keys and chunk lists.
+// digestSize is the length of a binary digest or chunk key in keys and chunk lists.
 const digestSize = len(store.Digest{})
 
 // maxRecordHeader is the largest header of an inline record or chunk: version, type, kind,
@@ -63,10 +64,11 @@ func kindCode(k store.Kind) (byte, error) {
 	return 0, fmt.Errorf("%w: %q has no kind code", store.ErrUnknownKind, k)
 }
 
-// chunkRef is one entry of a chunk list.
+// chunkRef is one entry of a chunk list: the chunk's key (not the digest of its bytes: see
+// "Chunk keys" in doc.go) and the length of its content.
 type chunkRef struct {
-	digest store.Digest
-	size   int64
+	key  store.Digest
+	size int64
 }
 
 // record is a decoded value. payload aliases the value it was decoded from.
@@ -94,13 +96,13 @@ func appendChunk(dst []byte, c codec, size int64, payload []byte) []byte {
 }
 
 // appendChunkList appends a chunk list record: version, 'l', kind, uvarint total size, uvarint
-// count, then per chunk its 32-byte digest and uvarint size.
+// count, then per chunk its 32-byte key and uvarint size.
 func appendChunkList(dst []byte, kind byte, size int64, chunks []chunkRef) []byte {
 	dst = append(dst, formatVersion, byte(recChunkList), kind)
 	dst = binary.AppendUvarint(dst, uint64(size))
 	dst = binary.AppendUvarint(dst, uint64(len(chunks)))
 	for _, c := range chunks {
-		dst = append(dst, c.digest[:]...)
+		dst = append(dst, c.key[:]...)
 		dst = binary.AppendUvarint(dst, uint64(c.size))
 	}
 	return dst
@@ -198,7 +200,7 @@ func (r *record) decodeChunks(b []byte) error {
 		if len(b) < digestSize+1 {
 			return fmt.Errorf("%w: chunk list: truncated at entry %d", store.ErrCorrupt, i)
 		}
-		copy(r.chunks[i].digest[:], b)
+		copy(r.chunks[i].key[:], b)
 		csize, n := binary.Uvarint(b[digestSize:])
 		if n <= 0 || csize == 0 || csize > maxChunkLimit {
 			return fmt.Errorf("%w: chunk list: entry %d: bad chunk size", store.ErrCorrupt, i)

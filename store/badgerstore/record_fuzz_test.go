@@ -14,7 +14,7 @@ import (
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(appendInline(nil, 0, codecRaw, 5, []byte("hello")))
 	f.Add(appendChunk(nil, codecRaw, 3, []byte("abc")))
-	f.Add(appendChunkList(nil, 2, 7, []chunkRef{{digest: store.Sum([]byte("a")), size: 3}, {digest: store.Sum([]byte("b")), size: 4}}))
+	f.Add(appendChunkList(nil, 2, 7, []chunkRef{{key: store.Sum([]byte("a")), size: 3}, {key: store.Sum([]byte("b")), size: 4}}))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		rec, err := decodeRecord(v)
 		if err != nil {

@@ -32,11 +32,10 @@ var (
 
 // Store is the embedded implementation of store.Store on Badger. It is safe for concurrent use.
 type Store struct {
-	db      *badger.DB
-	opts    Options
-	dir     string // "" in memory
-	chunker chunker
-	// chunkBufs holds free buffers of chunker.maxSize() bytes for chunking and
+	db   *badger.DB
+	opts Options
+	dir  string // "" in memory
+	// chunkBufs holds free buffers of ChunkSize bytes for chunking and
 	// decompression. It is a bounded free list rather than a sync.Pool because a pool is
 	// emptied at every garbage collection, and refilling it means allocating and zeroing
 	// megabytes per chunk.
@@ -63,8 +62,10 @@ const (
 // else's database.
 var metaFormatKey = []byte{nsMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 
-// formatMarker is the value under metaFormatKey.
-var formatMarker = []byte("oasis-replay store\x00\x01")
+// formatMarker is the value under metaFormatKey. Its last byte is the format version, the
+// same as formatVersion: a store of another version is refused when it is opened (version 1
+// named chunks by the digest of their own bytes, which this build no longer reads).
+var formatMarker = []byte("oasis-replay store\x00\x02")
 
 func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
@@ -125,7 +126,7 @@ func OpenInMemory(opts Options) (*Store, error) {
 func newStore(db *badger.DB, o Options, dir string) *Store {
 	// Enough buffers for a writer's pipeline (reader, queue, workers) and a reader's
 	// read-ahead; more are allocated when concurrent operations need them.
-	return &Store{db: db, opts: o, dir: dir, chunker: o.chunker(), chunkBufs: make(chan *[]byte, 4*o.Workers+4)}
+	return &Store{db: db, opts: o, dir: dir, chunkBufs: make(chan *[]byte, 4*o.Workers+4)}
 }
 
 // checkDir reports whether dir is absent or empty (a new store), and refuses files and
@@ -188,7 +189,8 @@ func (s *Store) checkFormat(fresh bool) error {
 	case marker != nil && bytes.Equal(marker, formatMarker):
 		return nil
 	case marker != nil:
-		return fmt.Errorf("%w: store format %q (this build reads %q)", store.ErrUnsupportedVersion, marker, formatMarker)
+		return fmt.Errorf("%w: store format %s, this build reads %s; read it with a build of its version, which can export its bundles for this one to import",
+			store.ErrUnsupportedVersion, describeFormat(marker), describeFormat(formatMarker))
 	case !fresh && !empty:
 		return fmt.Errorf("%w: a Badger database without the oasis-replay format marker", ErrNotStore)
 	case s.opts.ReadOnly:
@@ -198,6 +200,15 @@ func (s *Store) checkFormat(fresh bool) error {
 		return fmt.Errorf("badgerstore: write format marker: %w", err)
 	}
 	return s.db.Sync()
+}
+
+// describeFormat names a format marker by its version when it has the shape of this one's.
+func describeFormat(marker []byte) string {
+	prefix := formatMarker[:len(formatMarker)-1]
+	if len(marker) == len(formatMarker) && bytes.HasPrefix(marker, prefix) {
+		return fmt.Sprintf("version %d", marker[len(marker)-1])
+	}
+	return fmt.Sprintf("%q", marker)
 }
 
 // enter registers an operation; it fails once the store is closed.
@@ -246,7 +257,7 @@ func (s *Store) getBuf() *[]byte {
 	case b := <-s.chunkBufs:
 		return b
 	default:
-		b := make([]byte, 0, s.chunker.maxSize())
+		b := make([]byte, 0, s.opts.ChunkSize)
 		return &b
 	}
 }

@@ -13,29 +13,27 @@ import (
 const testChunkSize = 4 << 10
 
 func TestSuite(t *testing.T) {
-	for _, chunking := range []Chunking{ChunkingFixed, ChunkingCDC} {
-		opts := Options{ChunkSize: testChunkSize, Chunking: chunking}
-		t.Run("disk/"+chunking.String(), func(t *testing.T) {
-			t.Parallel()
-			storetest.Run(t, func(t *testing.T) store.Store {
-				s, err := Open(t.TempDir(), opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}, storetest.WithCorrupter(flipStoredByte))
-		})
-		t.Run("memory/"+chunking.String(), func(t *testing.T) {
-			t.Parallel()
-			storetest.Run(t, func(t *testing.T) store.Store {
-				s, err := OpenInMemory(opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}, storetest.WithCorrupter(flipStoredByte))
-		})
-	}
+	opts := Options{ChunkSize: testChunkSize}
+	t.Run("disk", func(t *testing.T) {
+		t.Parallel()
+		storetest.Run(t, func(t *testing.T) store.Store {
+			s, err := Open(t.TempDir(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, storetest.WithCorrupter(flipStoredByte))
+	})
+	t.Run("memory", func(t *testing.T) {
+		t.Parallel()
+		storetest.Run(t, func(t *testing.T) store.Store {
+			s, err := OpenInMemory(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, storetest.WithCorrupter(flipStoredByte))
+	})
 }
 
 // flipStoredByte damages the last byte of an entry's stored value, through the open database.

@@ -6,7 +6,8 @@
 //	storetest.Run(t, func(t *testing.T) store.Store { return openEmptyStore(t) })
 //
 // and the suite runs one subtest per behaviour of the store.Store contract: putting and reading
-// blobs of every size (including content large enough to be chunked), deduplication, Stat,
+// blobs of every size (including content large enough to be chunked), deduplication (of
+// identical content, and of the chunks a grown blob shares with its prefix), Stat,
 // structured objects and the checks PutObject makes, Walk order, refs and their naming rules,
 // Delete, concurrent writers, cancelled contexts, failing readers, the consistency check, and a
 // closed store. Implementations that can damage their own stored bytes pass WithCorrupter, and

@@ -23,7 +23,7 @@ func RandomBytes(seed uint64, n int) []byte {
 }
 
 // LogBytes returns n bytes of JSON lines that compress like an audit log, the same for the
-// same seed.
+// same seed. Logs of one seed are prefixes of each other, like a log recorded again as it grows.
 func LogBytes(seed uint64, n int) []byte {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	var b bytes.Buffer

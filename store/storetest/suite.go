@@ -49,7 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	}{
 		{"PutAndReadBlobs", s.putAndReadBlobs},
 		{"Dedup", s.dedup},
-		{"ChunksDedupAcrossBlobs", s.chunksDedupAcrossBlobs},
+		{"ChunksFollowPrefixes", s.chunksFollowPrefixes},
 		{"Stat", s.stat},
 		{"Objects", s.objects},
 		{"RejectedObjects", s.rejectedObjects},
@@ -174,32 +174,89 @@ func sameEntry(a, b store.Entry) bool {
 		a.StoredSize == b.StoredSize && slices.Equal(a.Chunks, b.Chunks)
 }
 
-func (s *suite) chunksDedupAcrossBlobs(t *testing.T) {
+// chunksFollowPrefixes checks how large blobs share chunks (identical content is Dedup's case).
+// A chunk stands for its bytes together with everything before them in its blob, so content
+// that extends stored content, like an audit log recorded again after it grew, shares the
+// chunks of the common prefix, while two blobs that start differently share none, even where
+// they hold the same bytes later on. Shared chunks must survive the collection of either blob.
+func (s *suite) chunksFollowPrefixes(t *testing.T) {
 	st := s.newStore(t)
 	base := RandomBytes(6, 2*s.cfg.largeSize)
-	a := put(t, st, base)
-	ea, err := st.Stat(t.Context(), a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ea := statOf(t, st, put(t, st, base))
 	if len(ea.Chunks) == 0 {
 		t.Skip("this store keeps large blobs in one piece")
 	}
-	// The same log with lines appended: the prefix's chunks are shared.
-	b := put(t, st, append(slices.Clone(base), RandomBytes(7, s.cfg.largeSize/2)...))
-	eb, err := st.Stat(t.Context(), b)
-	if err != nil {
-		t.Fatal(err)
+	grown := append(slices.Clone(base), RandomBytes(7, s.cfg.largeSize/2)...)
+	eg := statOf(t, st, put(t, st, grown))
+	// Every chunk of base but its last, which may end short of a boundary, is a chunk of the
+	// grown log at the same place.
+	if prefix := len(ea.Chunks) - 1; !slices.Equal(ea.Chunks[:prefix], eg.Chunks[:min(prefix, len(eg.Chunks))]) {
+		t.Fatalf("a blob that extends another (%d chunks) does not share the %d chunks of their common prefix", len(eg.Chunks), prefix)
 	}
-	chunks := 0
-	for _, e := range walk(t, st) {
-		if e.Chunk {
-			chunks++
+
+	middle := RandomBytes(8, 2*s.cfg.largeSize)
+	x := slices.Concat(RandomBytes(9, 1000), middle, RandomBytes(10, 1000))
+	y := slices.Concat(RandomBytes(11, 1000), middle, RandomBytes(12, 1000))
+	ex, ey := statOf(t, st, put(t, st, x)), statOf(t, st, put(t, st, y))
+	for _, c := range ex.Chunks {
+		if slices.Contains(ey.Chunks, c) {
+			t.Fatalf("blobs that start differently share chunk %s", c)
 		}
 	}
-	if chunks >= len(ea.Chunks)+len(eb.Chunks) {
-		t.Fatalf("%d chunks stored for blobs of %d and %d chunks: nothing deduplicated", chunks, len(ea.Chunks), len(eb.Chunks))
+
+	named := map[store.Digest]bool{}
+	for _, c := range slices.Concat(ea.Chunks, eg.Chunks, ex.Chunks, ey.Chunks) {
+		named[c] = true
 	}
+	stored := 0
+	for _, e := range walk(t, st) {
+		if e.Chunk {
+			stored++
+		}
+	}
+	if stored != len(named) {
+		t.Fatalf("%d chunks stored for %d distinct chunks named by the chunk lists", stored, len(named))
+	}
+
+	// Collecting either log keeps the chunks the other shares with it.
+	s.keepOnly(t, st, eg.Digest, ea.Digest)
+	if got := readBlob(t, st, eg.Digest); !bytes.Equal(got, grown) {
+		t.Fatal("the grown log reads back wrong after the shorter one was collected")
+	}
+	put(t, st, base)
+	s.keepOnly(t, st, ea.Digest, eg.Digest)
+	if got := readBlob(t, st, ea.Digest); !bytes.Equal(got, base) {
+		t.Fatal("the shorter log reads back wrong after the grown one was collected")
+	}
+}
+
+// keepOnly points the one ref of the store at keep, collects garbage, and checks that gone was
+// collected and that the store is consistent.
+func (s *suite) keepOnly(t *testing.T, st store.Store, keep, gone store.Digest) {
+	t.Helper()
+	ctx := t.Context()
+	if err := st.SetRef(ctx, "test/kept", keep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.GC(ctx, st, store.GCOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Stat(ctx, gone); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GC kept the unreferenced blob %s: %v", gone, err)
+	}
+	report, err := store.Check(ctx, st, store.CheckOptions{})
+	if err != nil || !report.OK() || report.OrphanChunks != 0 {
+		t.Fatalf("Check after GC: %v, problems %v, %d orphan chunks", err, report.Problems, report.OrphanChunks)
+	}
+}
+
+func statOf(t *testing.T, st store.Store, d store.Digest) store.Entry {
+	t.Helper()
+	e, err := st.Stat(t.Context(), d)
+	if err != nil {
+		t.Fatalf("Stat(%s): %v", d, err)
+	}
+	return e
 }
 
 func (s *suite) stat(t *testing.T) {
@@ -601,12 +658,16 @@ func (s *suite) corruption(t *testing.T) {
 		content []byte
 		object  bool
 		chunk   bool // damage a chunk rather than the blob's own record
+		// grown, if set, is stored too: content that extends content, sharing the damaged
+		// chunk, so both must report the damage.
+		grown []byte
 	}{
-		{"inline blob", LogBytes(15, 1000), false, false},
-		{"inline random blob", RandomBytes(16, 1000), false, false},
-		{"chunk of a large blob", LogBytes(17, 3*s.cfg.largeSize), false, true},
-		{"chunk list of a large blob", LogBytes(18, 3*s.cfg.largeSize), false, false},
-		{"object", nil, true, false},
+		{"inline blob", LogBytes(15, 1000), false, false, nil},
+		{"inline random blob", RandomBytes(16, 1000), false, false, nil},
+		{"chunk of a large blob", LogBytes(17, 3*s.cfg.largeSize), false, true, nil},
+		{"chunk shared by two blobs", LogBytes(19, 3*s.cfg.largeSize), false, true, LogBytes(19, 4*s.cfg.largeSize)},
+		{"chunk list of a large blob", LogBytes(18, 3*s.cfg.largeSize), false, false, nil},
+		{"object", nil, true, false, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -621,6 +682,9 @@ func (s *suite) corruption(t *testing.T) {
 			} else {
 				d = put(t, st, tc.content)
 			}
+			if tc.grown != nil {
+				put(t, st, tc.grown)
+			}
 			target, err := st.Stat(t.Context(), d)
 			if err != nil {
 				t.Fatal(err)
@@ -633,6 +697,9 @@ func (s *suite) corruption(t *testing.T) {
 			}
 			s.cfg.corrupt(t, st, target)
 			s.expectDetected(t, st, d, tc.content, tc.object)
+			if tc.grown != nil {
+				s.expectDetected(t, st, store.Sum(tc.grown), tc.grown, false)
+			}
 		})
 	}
 }

@@ -6,7 +6,7 @@
 // Usage:
 //
 //	storebench gen    -size BYTES [-seed N] -o FILE
-//	storebench ingest -store DIR [-chunking fixed|cdc] [-chunk-size BYTES] [-value-threshold BYTES] [-workers N] [-cpuprofile FILE] FILE
+//	storebench ingest -store DIR [-chunk-size BYTES] [-value-threshold BYTES] [-workers N] [-cpuprofile FILE] FILE
 //	storebench verify -store DIR [-cpuprofile FILE]
 //
 // Output lines are "<phase>_<figure>=<value>": bytes, seconds and mbps (10^6 bytes per second,

@@ -65,25 +65,15 @@ func gen(args []string) error {
 func ingest(args []string) error {
 	fs := flag.NewFlagSet("ingest", flag.ExitOnError)
 	dir := fs.String("store", "", "store directory (must not exist)")
-	chunking := fs.String("chunking", "", "fixed or cdc (default: the store's default)")
 	chunkSize := fs.Int("chunk-size", 0, "chunk size in bytes (default: the store's default)")
 	threshold := fs.Int64("value-threshold", 0, "Badger value threshold in bytes (default: the store's default)")
-	workers := fs.Int("workers", 0, "hashing and compression goroutines (default: GOMAXPROCS)")
+	workers := fs.Int("workers", 0, "compression goroutines (default: GOMAXPROCS)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile")
 	fs.Parse(args)
 	if *dir == "" || fs.NArg() != 1 {
 		return errors.New("ingest: -store DIR and one FILE are required")
 	}
 	opts := badgerstore.Options{ChunkSize: *chunkSize, ValueThreshold: *threshold, Workers: *workers}
-	switch *chunking {
-	case "":
-	case "fixed":
-		opts.Chunking = badgerstore.ChunkingFixed
-	case "cdc":
-		opts.Chunking = badgerstore.ChunkingCDC
-	default:
-		return fmt.Errorf("ingest: unknown chunking %q", *chunking)
-	}
 	stop, err := startProfile(*profile)
 	if err != nil {
 		return err
