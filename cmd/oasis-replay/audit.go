@@ -8,6 +8,8 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
+	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // auditFormats are the output formats of audit, the first the default.
@@ -45,38 +47,35 @@ func runAudit(c *cli.Context) error {
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
 	}
-	s, d, err := openBundle(c, true)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
-	if err != nil {
-		return err
-	}
-	var claim *report.Claim
-	if path := c.String("report"); path != "" {
-		claim, err = report.ReadFile(path)
-	} else {
-		claim, err = report.LoadClaimed(c.Context, s, result.Bundle.Manifest())
-	}
-	if err != nil {
-		return err
-	}
-	a := report.New(claim, result)
-	switch format {
-	case "json":
-		err = a.WriteJSON(c.App.Writer)
-	case "junit":
-		err = a.WriteJUnit(c.App.Writer)
-	default:
-		err = a.WriteText(c.App.Writer)
-	}
-	if err != nil {
-		return err
-	}
-	if !a.Reproduced() {
-		return reported{status: exitMismatch}
-	}
-	return nil
+	return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
+		if err != nil {
+			return err
+		}
+		var claim *report.Claim
+		if path := c.String("report"); path != "" {
+			claim, err = report.ReadFile(path)
+		} else {
+			claim, err = report.LoadClaimed(c.Context, s, result.Bundle.Manifest())
+		}
+		if err != nil {
+			return err
+		}
+		a := report.New(claim, result)
+		switch format {
+		case "json":
+			err = a.WriteJSON(c.App.Writer)
+		case "junit":
+			err = a.WriteJUnit(c.App.Writer)
+		default:
+			err = a.WriteText(c.App.Writer)
+		}
+		if err != nil {
+			return err
+		}
+		if !a.Reproduced() {
+			return reported{status: exitMismatch}
+		}
+		return nil
+	})
 }

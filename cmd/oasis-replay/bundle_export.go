@@ -9,6 +9,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleExportCommand() *cli.Command {
@@ -26,41 +27,38 @@ func bundleExportCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, d, err := openBundle(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			tags, err := store.BundleTags(c.Context, s, d)
-			if err != nil {
-				return err
-			}
-			var receipts []store.Digest
-			for _, r := range c.StringSlice("receipt") {
-				rd, err := store.ParseDigest(r)
+			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+				tags, err := store.BundleTags(c.Context, s, d)
 				if err != nil {
-					return fmt.Errorf("%w: --receipt: %v", errBadUsage, err)
+					return err
 				}
-				receipts = append(receipts, rd)
-			}
-			out := c.String("output")
-			bar := newProgress(c.App.ErrWriter, -1, "export")
-			defer bar.finish()
-			var sum archive.Summary
-			err = writeFileAtomically(out, func(f *os.File) error {
-				var err error
-				sum, err = archive.Export(c.Context, s, d, f, archive.ExportOptions{
-					Tags: tags, Receipts: receipts, Progress: func(p archive.Progress) { bar.set(p.Done) },
+				var receipts []store.Digest
+				for _, r := range c.StringSlice("receipt") {
+					rd, err := store.ParseDigest(r)
+					if err != nil {
+						return fmt.Errorf("%w: --receipt: %v", errBadUsage, err)
+					}
+					receipts = append(receipts, rd)
+				}
+				out := c.String("output")
+				bar := newProgress(c.App.ErrWriter, -1, "export")
+				defer bar.finish()
+				var sum archive.Summary
+				err = writeFileAtomically(out, func(f *os.File) error {
+					var err error
+					sum, err = archive.Export(c.Context, s, d, f, archive.ExportOptions{
+						Tags: tags, Receipts: receipts, Progress: func(p archive.Progress) { bar.set(p.Done) },
+					})
+					return err
 				})
-				return err
+				if err != nil {
+					return err
+				}
+				bar.finish()
+				fmt.Fprintf(c.App.Writer, "exported %s to %s: %d objects, %d blobs, %s of evidence in %s\n",
+					sum.Bundle, out, sum.Objects, sum.Blobs, humanBytes(sum.ContentBytes), humanBytes(sum.ArchiveBytes))
+				return nil
 			})
-			if err != nil {
-				return err
-			}
-			bar.finish()
-			fmt.Fprintf(c.App.Writer, "exported %s to %s: %d objects, %d blobs, %s of evidence in %s\n",
-				sum.Bundle, out, sum.Objects, sum.Blobs, humanBytes(sum.ContentBytes), humanBytes(sum.ArchiveBytes))
-			return nil
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store/archive"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleImportCommand() *cli.Command {
@@ -36,31 +37,28 @@ func bundleImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			limits := archive.DefaultLimits()
-			if n := c.Int64("max-blob-size"); n > 0 {
-				limits.MaxBlobSize = n
-			}
-			if n := c.Int64("max-total-size"); n > 0 {
-				limits.MaxTotalBytes = n
-			}
-			bar := newProgress(c.App.ErrWriter, info.Size(), "import")
-			defer bar.finish()
-			sum, err := archive.Import(c.Context, s, f, limits, archive.ImportOptions{
-				ApplyTags: c.Bool("tags"), Size: info.Size(),
-				Progress: func(p archive.Progress) { bar.set(p.Done) },
+			return withStore(c, false, func(s *badgerstore.Store) error {
+				limits := archive.DefaultLimits()
+				if n := c.Int64("max-blob-size"); n > 0 {
+					limits.MaxBlobSize = n
+				}
+				if n := c.Int64("max-total-size"); n > 0 {
+					limits.MaxTotalBytes = n
+				}
+				bar := newProgress(c.App.ErrWriter, info.Size(), "import")
+				defer bar.finish()
+				sum, err := archive.Import(c.Context, s, f, limits, archive.ImportOptions{
+					ApplyTags: c.Bool("tags"), Size: info.Size(),
+					Progress: func(p archive.Progress) { bar.set(p.Done) },
+				})
+				if err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				bar.finish()
+				fmt.Fprintf(c.App.Writer, "imported %s from %s: %d objects, %d blobs, %s of evidence\n",
+					sum.Bundle, path, sum.Objects, sum.Blobs, humanBytes(sum.ContentBytes))
+				return nil
 			})
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			bar.finish()
-			fmt.Fprintf(c.App.Writer, "imported %s from %s: %d objects, %d blobs, %s of evidence\n",
-				sum.Bundle, path, sum.Objects, sum.Blobs, humanBytes(sum.ContentBytes))
-			return nil
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleLsCommand() *cli.Command {
@@ -18,25 +19,22 @@ func bundleLsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			infos, err := store.ListBundles(c.Context, s)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return writeCanonical(c.App.Writer, bundleListJSON(infos))
-			}
-			for _, b := range infos {
-				m := b.Manifest
-				fmt.Fprintf(c.App.Writer, "%s  %s %s  %s %s  %d scenarios  %s\n",
-					b.Digest.Short(), m.Profile.ID, m.Profile.Version, m.Agent.Name, m.Agent.Version,
-					len(m.Scenarios), strings.Join(b.Tags, ","))
-			}
-			return nil
+			return withStore(c, true, func(s *badgerstore.Store) error {
+				infos, err := store.ListBundles(c.Context, s)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return writeCanonical(c.App.Writer, bundleListJSON(infos))
+				}
+				for _, b := range infos {
+					m := b.Manifest
+					fmt.Fprintf(c.App.Writer, "%s  %s %s  %s %s  %d scenarios  %s\n",
+						b.Digest.Short(), m.Profile.ID, m.Profile.Version, m.Agent.Name, m.Agent.Version,
+						len(m.Scenarios), strings.Join(b.Tags, ","))
+				}
+				return nil
+			})
 		},
 	}
 }

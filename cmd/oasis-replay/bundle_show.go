@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleShowCommand() *cli.Command {
@@ -21,29 +22,26 @@ func bundleShowCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, d, err := openBundle(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if c.Bool("json") {
-				b, err := s.GetObject(c.Context, d)
+			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+				if c.Bool("json") {
+					b, err := s.GetObject(c.Context, d)
+					if err != nil {
+						return err
+					}
+					_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
+					return err
+				}
+				m, err := store.LoadManifest(c.Context, s, d)
 				if err != nil {
 					return err
 				}
-				_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
-				return err
-			}
-			m, err := store.LoadManifest(c.Context, s, d)
-			if err != nil {
-				return err
-			}
-			tags, err := store.BundleTags(c.Context, s, d)
-			if err != nil {
-				return err
-			}
-			printManifest(c.App.Writer, d, tags, m)
-			return nil
+				tags, err := store.BundleTags(c.Context, s, d)
+				if err != nil {
+					return err
+				}
+				printManifest(c.App.Writer, d, tags, m)
+				return nil
+			})
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleVerifyCommand() *cli.Command {
@@ -30,18 +31,15 @@ func bundleVerifyCommand() *cli.Command {
 			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			s, d, err := openBundle(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			report, err := store.VerifyBundle(c.Context, s, d)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "bundle %s verified: %d blobs and objects, %s re-hashed\n",
-				d, report.Entries, humanBytes(report.Bytes))
-			return nil
+			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+				report, err := store.VerifyBundle(c.Context, s, d)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "bundle %s verified: %d blobs and objects, %s re-hashed\n",
+					d, report.Entries, humanBytes(report.Bytes))
+				return nil
+			})
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/demo"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func demoCommand() *cli.Command {
@@ -26,20 +27,17 @@ func runDemo(c *cli.Context) error {
 	if err := wantArgs(c, 0); err != nil {
 		return err
 	}
-	s, err := openStore(c, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	res, err := demo.Run(c.Context, s, demo.Options{Version: version()})
-	if err != nil {
-		return err
-	}
-	if err := demo.WriteWalkthrough(c.App.Writer, res, c.String("store")); err != nil {
-		return err
-	}
-	if !res.Reproduced() {
-		return reported{status: exitMismatch}
-	}
-	return nil
+	return withStore(c, false, func(s *badgerstore.Store) error {
+		res, err := demo.Run(c.Context, s, demo.Options{Version: version()})
+		if err != nil {
+			return err
+		}
+		if err := demo.WriteWalkthrough(c.App.Writer, res, c.String("store")); err != nil {
+			return err
+		}
+		if !res.Reproduced() {
+			return reported{status: exitMismatch}
+		}
+		return nil
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func profileCommand() *cli.Command {
@@ -31,20 +32,17 @@ func profileImportCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			dir := c.Args().First()
-			p, err := profiledir.Import(c.Context, s, dir, profiles.ImportOptions{SourceCommit: c.String("commit")})
-			if err != nil {
-				return fmt.Errorf("%s: %w", dir, err)
-			}
-			fmt.Fprintln(c.App.Writer, p.Pin.Tree)
-			fmt.Fprintf(c.App.ErrWriter, "imported %s %s: %d scenarios, %d files, %d warnings\n",
-				p.Pin.ID, p.Pin.Version, len(p.Scenarios), len(p.Tree.Entries), len(p.Diagnostics))
-			return nil
+			return withStore(c, false, func(s *badgerstore.Store) error {
+				dir := c.Args().First()
+				p, err := profiledir.Import(c.Context, s, dir, profiles.ImportOptions{SourceCommit: c.String("commit")})
+				if err != nil {
+					return fmt.Errorf("%s: %w", dir, err)
+				}
+				fmt.Fprintln(c.App.Writer, p.Pin.Tree)
+				fmt.Fprintf(c.App.ErrWriter, "imported %s %s: %d scenarios, %d files, %d warnings\n",
+					p.Pin.ID, p.Pin.Version, len(p.Scenarios), len(p.Tree.Entries), len(p.Diagnostics))
+				return nil
+			})
 		},
 	}
 }
@@ -58,30 +56,27 @@ func profileLsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			list, err := recorder.ListProfiles(c.Context, s)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				out := []profileJSON{}
+			return withStore(c, true, func(s *badgerstore.Store) error {
+				list, err := recorder.ListProfiles(c.Context, s)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					out := []profileJSON{}
+					for _, p := range list {
+						out = append(out, profileJSON{Tree: p.Tree, ID: p.ID, Version: p.Version, SourceCommit: p.SourceCommit})
+					}
+					return writeCanonical(c.App.Writer, out)
+				}
 				for _, p := range list {
-					out = append(out, profileJSON{Tree: p.Tree, ID: p.ID, Version: p.Version, SourceCommit: p.SourceCommit})
+					commit := p.SourceCommit
+					if commit == "" {
+						commit = "-"
+					}
+					fmt.Fprintf(c.App.Writer, "%s  %s  %s  %s\n", p.Tree, p.ID, p.Version, commit)
 				}
-				return writeCanonical(c.App.Writer, out)
-			}
-			for _, p := range list {
-				commit := p.SourceCommit
-				if commit == "" {
-					commit = "-"
-				}
-				fmt.Fprintf(c.App.Writer, "%s  %s  %s  %s\n", p.Tree, p.ID, p.Version, commit)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }
@@ -102,21 +97,18 @@ func profileShowCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			tree, err := recorder.ResolveProfile(c.Context, s, c.Args().First())
-			if err != nil {
-				return err
-			}
-			p, err := profiles.LoadTree(c.Context, s, tree)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "tree %s\n", tree)
-			return p.WriteSummary(c.App.Writer)
+			return withStore(c, true, func(s *badgerstore.Store) error {
+				tree, err := recorder.ResolveProfile(c.Context, s, c.Args().First())
+				if err != nil {
+					return err
+				}
+				p, err := profiles.LoadTree(c.Context, s, tree)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "tree %s\n", tree)
+				return p.WriteSummary(c.App.Writer)
+			})
 		},
 	}
 }

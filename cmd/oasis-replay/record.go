@@ -11,6 +11,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // redactKeyEnvVar holds the redaction key itself (not a file name).
@@ -62,6 +63,19 @@ func agentFlags() []cli.Flag {
 		&cli.IntFlag{Name: "tier", Usage: "claimed complexity tier (default: the scenario's tier)"},
 		&cli.StringFlag{Name: "timestamp", Usage: "when the run happened, RFC 3339 (the recorder reads no clock)"},
 	}
+}
+
+// withRecording opens the store for writing and resolves the options every record command
+// shares (the pinned profile, tags, redaction) before handing both to record. Interrupting the
+// command (SIGINT, SIGTERM) cancels c.Context, which is how the live recorders know to seal.
+func withRecording(c *cli.Context, record func(s *badgerstore.Store, opts recorder.Options) error) error {
+	return withStore(c, false, func(s *badgerstore.Store) error {
+		opts, err := recordOptions(c, s)
+		if err != nil {
+			return err
+		}
+		return record(s, opts)
+	})
 }
 
 // recordOptions builds the options every source takes: the pinned profile and the redactor.

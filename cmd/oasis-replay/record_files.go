@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func recordFilesCommand() *cli.Command {
@@ -31,25 +32,18 @@ func recordFilesCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			opts, err := recordOptions(c, s)
-			if err != nil {
-				return err
-			}
-			res, err := recorder.RecordFiles(c.Context, s, recorder.FilesInput{
-				Scenario: c.String("scenario"), AuditLog: c.String("audit-log"), Before: c.String("before"), After: c.String("after"),
-				Transcript: c.String("transcript"), AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config,
-				Tier: c.Int("tier"), Timestamp: c.String("timestamp"),
-			}, opts)
-			if err != nil {
-				return err
-			}
-			printRecorded(c, res)
-			return nil
+			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+				res, err := recorder.RecordFiles(c.Context, s, recorder.FilesInput{
+					Scenario: c.String("scenario"), AuditLog: c.String("audit-log"), Before: c.String("before"), After: c.String("after"),
+					Transcript: c.String("transcript"), AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config,
+					Tier: c.Int("tier"), Timestamp: c.String("timestamp"),
+				}, opts)
+				if err != nil {
+					return err
+				}
+				printRecorded(c, res)
+				return nil
+			})
 		},
 	}
 }

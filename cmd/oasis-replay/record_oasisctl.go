@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func recordOasisctlCommand() *cli.Command {
@@ -20,21 +21,14 @@ func recordOasisctlCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			s, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			opts, err := recordOptions(c, s)
-			if err != nil {
-				return err
-			}
-			res, err := recorder.RecordOasisctl(c.Context, s, c.Args().First(), recorder.OasisctlOptions{Options: opts, RunConfig: c.String("run-config")})
-			if err != nil {
-				return err
-			}
-			printRecorded(c, res)
-			return nil
+			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+				res, err := recorder.RecordOasisctl(c.Context, s, c.Args().First(), recorder.OasisctlOptions{Options: opts, RunConfig: c.String("run-config")})
+				if err != nil {
+					return err
+				}
+				printRecorded(c, res)
+				return nil
+			})
 		},
 	}
 }

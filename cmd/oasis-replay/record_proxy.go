@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func recordProxyCommand() *cli.Command {
@@ -38,34 +36,25 @@ func recordProxyCommand() *cli.Command {
 			if c.String("provider") == "" || c.String("agent") == "" {
 				return fmt.Errorf("%w: %s: --provider and --agent are required", errBadUsage, c.Command.FullName())
 			}
-			s, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			opts, err := recordOptions(c, s)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			p, err := recorder.NewProxy(ctx, s, recorder.ProxyOptions{Options: opts, Provider: c.String("provider"), Agent: c.String("agent"),
-				MaxBody: c.Int64("max-body"), Idle: c.Duration("idle"), Tier: c.Int("tier"), Timestamp: c.String("timestamp")})
-			if err != nil {
-				return err
-			}
-			provLn, agentLn, err := listenPair(c.String("listen-provider"), c.String("listen-agent"))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "recording: provider calls to http://%s go to %s\n", provLn.Addr(), c.String("provider"))
-			fmt.Fprintf(c.App.ErrWriter, "recording: agent calls to http://%s go to %s\n", agentLn.Addr(), c.String("agent"))
-			res, err := p.Serve(ctx, provLn, agentLn)
-			if err != nil {
-				return err
-			}
-			printRecorded(c, res)
-			return nil
+			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+				p, err := recorder.NewProxy(c.Context, s, recorder.ProxyOptions{Options: opts, Provider: c.String("provider"), Agent: c.String("agent"),
+					MaxBody: c.Int64("max-body"), Idle: c.Duration("idle"), Tier: c.Int("tier"), Timestamp: c.String("timestamp")})
+				if err != nil {
+					return err
+				}
+				provLn, agentLn, err := listenPair(c.String("listen-provider"), c.String("listen-agent"))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "recording: provider calls to http://%s go to %s\n", provLn.Addr(), c.String("provider"))
+				fmt.Fprintf(c.App.ErrWriter, "recording: agent calls to http://%s go to %s\n", agentLn.Addr(), c.String("agent"))
+				res, err := p.Serve(c.Context, provLn, agentLn)
+				if err != nil {
+					return err
+				}
+				printRecorded(c, res)
+				return nil
+			})
 		},
 	}
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func recordWebhookCommand() *cli.Command {
@@ -33,34 +31,25 @@ func recordWebhookCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openStore(c, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			opts, err := recordOptions(c, s)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			w, err := recorder.NewWebhook(ctx, s, recorder.WebhookOptions{Options: opts, Scenario: c.String("scenario"),
-				AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config, Tier: c.Int("tier"),
-				Timestamp: c.String("timestamp"), MaxBody: c.Int64("max-body"), Idle: c.Duration("idle")})
-			if err != nil {
-				return err
-			}
-			ln, err := listen(c.String("listen"))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "recording: audit webhook at http://%s\n", ln.Addr())
-			res, err := w.Serve(ctx, ln)
-			if err != nil {
-				return err
-			}
-			printRecorded(c, res)
-			return nil
+			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+				w, err := recorder.NewWebhook(c.Context, s, recorder.WebhookOptions{Options: opts, Scenario: c.String("scenario"),
+					AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config, Tier: c.Int("tier"),
+					Timestamp: c.String("timestamp"), MaxBody: c.Int64("max-body"), Idle: c.Duration("idle")})
+				if err != nil {
+					return err
+				}
+				ln, err := listen(c.String("listen"))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.ErrWriter, "recording: audit webhook at http://%s\n", ln.Addr())
+				res, err := w.Serve(c.Context, ln)
+				if err != nil {
+					return err
+				}
+				printRecorded(c, res)
+				return nil
+			})
 		},
 	}
 }

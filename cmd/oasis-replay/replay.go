@@ -8,6 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/replay"
+	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func replayCommand() *cli.Command {
@@ -46,28 +48,25 @@ func runReplay(c *cli.Context) error {
 		return argsError(c, "--repeat must be at least 1, got %d", runs)
 	}
 	noStore := c.Bool("no-store")
-	s, d, err := openBundle(c, noStore)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	b, err := replay.Load(c.Context, s, d)
-	if err != nil {
-		return err
-	}
-	// Human output goes to stdout; with --json, stdout carries only the verdict bytes.
-	human := c.App.Writer
-	if c.Bool("json") {
-		human = c.App.ErrWriter
-	}
-	result, repeat, err := evaluateBundle(c, b, human, runs)
-	if err != nil {
-		return err
-	}
-	if err := printVerdict(c, human, result, repeat); err != nil {
-		return err
-	}
-	return finishReplay(c, s, human, result, noStore)
+	return withBundle(c, noStore, func(s *badgerstore.Store, d store.Digest) error {
+		b, err := replay.Load(c.Context, s, d)
+		if err != nil {
+			return err
+		}
+		// Human output goes to stdout; with --json, stdout carries only the verdict bytes.
+		human := c.App.Writer
+		if c.Bool("json") {
+			human = c.App.ErrWriter
+		}
+		result, repeat, err := evaluateBundle(c, b, human, runs)
+		if err != nil {
+			return err
+		}
+		if err := printVerdict(c, human, result, repeat); err != nil {
+			return err
+		}
+		return finishReplay(c, s, human, result, noStore)
+	})
 }
 
 // evaluateBundle evaluates the bundle once, or runs times proving a single verdict; a

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every testdata/script/*.txtar. Each script gets its own store
 // ($OASIS_REPLAY_STORE=$WORK/store) and, when the shared test data exists, $SHARED pointing at
-// it; scripts that need it start with `[!shared] skip`.
+// it; scripts that need it start with `[!shared] skip`. The command sleep DURATION is added.
 func TestScripts(t *testing.T) {
 	shared, haveShared := sharedtest.Lookup()
 	testscript.Run(t, testscript.Params{
@@ -41,6 +42,18 @@ func TestScripts(t *testing.T) {
 				env.Setenv("SHARED", shared)
 			}
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// sleep DURATION gives a command started in the background time to install its
+			// signal handler before the script signals it.
+			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: sleep DURATION")
+				}
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				time.Sleep(d)
+			},
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "shared" {

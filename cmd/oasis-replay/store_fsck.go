@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func storeFsckCommand() *cli.Command {
@@ -19,31 +20,28 @@ func storeFsckCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			report, err := store.Check(c.Context, s, store.CheckOptions{})
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				if err := writeCanonical(c.App.Writer, checkJSON(report)); err != nil {
+			return withStore(c, true, func(s *badgerstore.Store) error {
+				report, err := store.Check(c.Context, s, store.CheckOptions{})
+				if err != nil {
 					return err
 				}
-			} else {
-				for _, p := range report.Problems {
-					fmt.Fprintln(c.App.Writer, p.String())
+				if c.Bool("json") {
+					if err := writeCanonical(c.App.Writer, checkJSON(report)); err != nil {
+						return err
+					}
+				} else {
+					for _, p := range report.Problems {
+						fmt.Fprintln(c.App.Writer, p.String())
+					}
+					fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems; garbage for store gc: %d references, %d orphan chunks\n",
+						report.Blobs, report.ChunkedBlobs, report.Objects, report.Chunks, report.Refs,
+						humanBytes(report.BytesChecked), len(report.Problems), report.DanglingGarbage, report.OrphanChunks)
 				}
-				fmt.Fprintf(c.App.Writer, "checked %d blobs (%d chunked), %d objects, %d chunks, %d refs: %s re-hashed, %d problems; garbage for store gc: %d references, %d orphan chunks\n",
-					report.Blobs, report.ChunkedBlobs, report.Objects, report.Chunks, report.Refs,
-					humanBytes(report.BytesChecked), len(report.Problems), report.DanglingGarbage, report.OrphanChunks)
-			}
-			if !report.OK() {
-				return reported{status: exitMismatch}
-			}
-			return nil
+				if !report.OK() {
+					return reported{status: exitMismatch}
+				}
+				return nil
+			})
 		},
 	}
 }

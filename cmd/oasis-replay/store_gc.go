@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func storeGCCommand() *cli.Command {
@@ -20,38 +21,35 @@ func storeGCCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			s, err := openStore(c, c.Bool("dry-run"))
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			report, err := store.GC(c.Context, s, store.GCOptions{DryRun: c.Bool("dry-run")})
-			if err != nil {
-				return err
-			}
-			verb := "removed"
-			if report.DryRun {
-				verb = "would remove"
-			}
-			if c.Bool("verbose") || report.DryRun {
-				for _, e := range report.Removed {
-					kind := string(e.Kind)
-					if kind == "" {
-						kind = "blob"
-						if e.Chunk {
-							kind = "chunk"
-						}
-					}
-					fmt.Fprintf(c.App.Writer, "%s %s %s (%s)\n", verb, kind, e.Digest, humanBytes(e.Size))
+			return withStore(c, c.Bool("dry-run"), func(s *badgerstore.Store) error {
+				report, err := store.GC(c.Context, s, store.GCOptions{DryRun: c.Bool("dry-run")})
+				if err != nil {
+					return err
 				}
-			}
-			for _, p := range report.Missing {
-				fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", p.String())
-			}
-			fmt.Fprintf(c.App.Writer, "%s %d entries (%s, %s stored); kept %d reachable from %d refs\n",
-				verb, len(report.Removed), humanBytes(report.RemovedBytes), humanBytes(report.RemovedStored),
-				report.Kept, report.Roots)
-			return nil
+				verb := "removed"
+				if report.DryRun {
+					verb = "would remove"
+				}
+				if c.Bool("verbose") || report.DryRun {
+					for _, e := range report.Removed {
+						kind := string(e.Kind)
+						if kind == "" {
+							kind = "blob"
+							if e.Chunk {
+								kind = "chunk"
+							}
+						}
+						fmt.Fprintf(c.App.Writer, "%s %s %s (%s)\n", verb, kind, e.Digest, humanBytes(e.Size))
+					}
+				}
+				for _, p := range report.Missing {
+					fmt.Fprintf(c.App.ErrWriter, "warning: %s\n", p.String())
+				}
+				fmt.Fprintf(c.App.Writer, "%s %d entries (%s, %s stored); kept %d reachable from %d refs\n",
+					verb, len(report.Removed), humanBytes(report.RemovedBytes), humanBytes(report.RemovedStored),
+					report.Kept, report.Roots)
+				return nil
+			})
 		},
 	}
 }

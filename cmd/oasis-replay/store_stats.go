@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func storeStatsCommand() *cli.Command {
@@ -17,28 +18,25 @@ func storeStatsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			s, err := openStore(c, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			st, err := store.GatherStats(c.Context, s)
-			if err != nil {
-				return err
-			}
-			if c.Bool("json") {
-				return writeCanonical(c.App.Writer, statsJSON(st))
-			}
-			w := c.App.Writer
-			for _, k := range st.Kinds {
-				fmt.Fprintf(w, "%-18s %8d  %10s logical  %10s stored\n", k.Name, k.Count, humanBytes(k.Size), humanBytes(k.StoredSize))
-			}
-			for _, r := range st.Refs {
-				fmt.Fprintf(w, "refs %-13s %8d\n", r.Namespace, r.Count)
-			}
-			fmt.Fprintf(w, "logical %s, unique %s, stored %s (dedup %.2fx, compression %.2fx)\n",
-				humanBytes(st.Logical), humanBytes(st.Unique), humanBytes(st.Stored), st.DedupRatio(), st.CompressionRatio())
-			return nil
+			return withStore(c, true, func(s *badgerstore.Store) error {
+				st, err := store.GatherStats(c.Context, s)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return writeCanonical(c.App.Writer, statsJSON(st))
+				}
+				w := c.App.Writer
+				for _, k := range st.Kinds {
+					fmt.Fprintf(w, "%-18s %8d  %10s logical  %10s stored\n", k.Name, k.Count, humanBytes(k.Size), humanBytes(k.StoredSize))
+				}
+				for _, r := range st.Refs {
+					fmt.Fprintf(w, "refs %-13s %8d\n", r.Namespace, r.Count)
+				}
+				fmt.Fprintf(w, "logical %s, unique %s, stored %s (dedup %.2fx, compression %.2fx)\n",
+					humanBytes(st.Logical), humanBytes(st.Unique), humanBytes(st.Stored), st.DedupRatio(), st.CompressionRatio())
+				return nil
+			})
 		},
 	}
 }

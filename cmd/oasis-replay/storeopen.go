@@ -62,19 +62,31 @@ func openStore(c *cli.Context, readOnly bool) (*badgerstore.Store, error) {
 // storeEnvVar names the store directory when --store is not given.
 const storeEnvVar = "OASIS_REPLAY_STORE"
 
-// openBundle opens the store and resolves the command's BUNDLE argument (a digest, a unique
-// prefix or a tag). The caller closes the store.
-func openBundle(c *cli.Context, readOnly bool) (*badgerstore.Store, store.Digest, error) {
+// withStore opens the store named by --store, runs use on it and closes it. A failure to
+// close is returned when use succeeded: after a write, it means the store may not hold what
+// the command reported.
+func withStore(c *cli.Context, readOnly bool, use func(s *badgerstore.Store) error) error {
 	s, err := openStore(c, readOnly)
 	if err != nil {
-		return nil, store.Digest{}, err
+		return err
 	}
-	d, err := store.Resolve(c.Context, s, c.Args().First())
-	if err != nil {
-		s.Close()
-		return nil, store.Digest{}, err
+	useErr := use(s)
+	if closeErr := s.Close(); useErr == nil && closeErr != nil {
+		return fmt.Errorf("close store %s: %w", c.String("store"), closeErr)
 	}
-	return s, d, nil
+	return useErr
+}
+
+// withBundle is withStore for commands whose first argument is a BUNDLE (a digest, a unique
+// prefix or a tag): use receives the digest it resolves to.
+func withBundle(c *cli.Context, readOnly bool, use func(s *badgerstore.Store, d store.Digest) error) error {
+	return withStore(c, readOnly, func(s *badgerstore.Store) error {
+		d, err := store.Resolve(c.Context, s, c.Args().First())
+		if err != nil {
+			return err
+		}
+		return use(s, d)
+	})
 }
 
 // recoverStore opens the store in dir read-write and closes it again, which replays the log a
