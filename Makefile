@@ -35,8 +35,10 @@ bench:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
+## lint: vet, formatting, and a go.mod that go mod tidy would leave as it is.
 lint:
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
