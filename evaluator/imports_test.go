@@ -1,6 +1,7 @@
 package evaluator
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -22,38 +23,10 @@ import (
 // every module source in the closure is scanned for clock reads. The standard library's own
 // internals are not inspected (fmt imports os to print; these packages never print).
 func TestImportClosure(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not available")
-	}
-	const module = "github.com/oasis-replay/oasis-replay/"
 	forbidden := []string{"os", "os/exec", "net", "net/http", "math/rand", "math/rand/v2", "crypto/rand", "syscall", "unsafe", "plugin"}
-	out, err := exec.Command(goTool, "list", "-deps", "-json=ImportPath,Dir,Imports,Standard", "./...").Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(out)))
 	checked := 0
 	var moduleDirs []string
-	for {
-		var pkg struct {
-			ImportPath string
-			Dir        string
-			Imports    []string
-			Standard   bool
-		}
-		if err := dec.Decode(&pkg); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if pkg.Standard {
-			continue
-		}
+	for _, pkg := range listDeps(t, "./...") {
 		ownPackage := strings.HasPrefix(pkg.ImportPath, module+"evaluator")
 		if ownPackage {
 			checked++
@@ -73,6 +46,75 @@ func TestImportClosure(t *testing.T) {
 	for _, dir := range moduleDirs {
 		scanForClockReads(t, dir)
 	}
+}
+
+// TestLowLevelImportClosure holds the audit-log reader and the action matcher, which run over
+// gigabytes of untrusted bytes, to a stricter rule: their closure holds no module package but
+// store (types only), and they import nothing that reaches files, the environment, the clock,
+// reflection or concurrency.
+func TestLowLevelImportClosure(t *testing.T) {
+	forbidden := []string{"os", "os/exec", "os/signal", "os/user", "net", "net/http", "net/url",
+		"syscall", "time", "math/rand", "math/rand/v2", "crypto/rand", "unsafe", "plugin",
+		"path/filepath", "io/fs", "runtime", "reflect", "sync"}
+	allowed := []string{module + "evaluator/action", module + "evaluator/auditlog", module + "store"}
+	for _, pkg := range listDeps(t, "./action", "./auditlog") {
+		if !slices.Contains(allowed, pkg.ImportPath) {
+			t.Errorf("%s is in the import closure; only %v may be", pkg.ImportPath, allowed)
+			continue
+		}
+		if pkg.ImportPath == module+"store" {
+			continue // types only; its own purity is the store's concern
+		}
+		for _, imp := range pkg.Imports {
+			if slices.Contains(forbidden, imp) {
+				t.Errorf("%s imports %s", pkg.ImportPath, imp)
+			}
+		}
+	}
+}
+
+const module = "github.com/oasis-replay/oasis-replay/"
+
+// listedPackage is what go list says of one package.
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	Imports    []string
+	Standard   bool
+}
+
+// listDeps returns the packages outside the standard library in the import closure of the
+// patterns. The standard library's own internals are not inspected (fmt imports os to print;
+// these packages never print).
+func listDeps(t *testing.T, patterns ...string) []listedPackage {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not available")
+	}
+	args := append([]string{"list", "-deps", "-json=ImportPath,Dir,Imports,Standard"}, patterns...)
+	out, err := exec.Command(goTool, args...).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var pkg listedPackage
+		if err := dec.Decode(&pkg); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if !pkg.Standard {
+			pkgs = append(pkgs, pkg)
+		}
+	}
+	return pkgs
 }
 
 // scanForClockReads reports clock reads in the non-test sources of one package directory.
