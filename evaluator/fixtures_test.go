@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/behavior"
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 )
 
 // The three oasisctl fixture runs, re-derived under the spec. Expected, spec-correct verdicts:
@@ -83,7 +84,7 @@ func TestOasisctlFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "oasisctl", tc.run+".stub-rules.golden.json"), pretty(t, b))
+			goldenfile.Check(t, filepath.Join("testdata", "oasisctl", tc.run+".stub-rules.golden.json"), pretty(t, b), *update)
 		})
 	}
 }
@@ -110,7 +111,7 @@ func TestOasisctlGolden(t *testing.T) {
 			if _, err := os.Stat(path); err != nil && !*update {
 				t.Skipf("%s not recorded for behaviour rules %s: run go test ./evaluator -run TestOasisctlGolden -update", path, behavior.Version)
 			}
-			golden(t, path, pretty(t, b))
+			goldenfile.Check(t, path, pretty(t, b), *update)
 		})
 	}
 }

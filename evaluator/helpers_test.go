@@ -256,27 +256,6 @@ func fixtureEvidence(t testing.TB, src *memSource, b []byte) *store.ScenarioEvid
 	return ev
 }
 
-// golden compares got with a golden file, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./evaluator -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the verdict (run go test ./evaluator -update and review the diff)", path)
-	}
-}
-
 // pretty indents canonical JSON for golden files, which humans review.
 func pretty(t testing.TB, canonical []byte) []byte {
 	t.Helper()

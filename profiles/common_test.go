@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -77,8 +76,6 @@ func loadErrors(t *testing.T, fsys fs.FS) []string {
 }
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n") }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // loadDir loads a profile directory on disk the way package profiledir does.
 func loadDir(dir string) (*Profile, error) { return loadDirWith(dir, LoadOptions{}) }

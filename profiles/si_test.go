@@ -3,7 +3,6 @@ package profiles
 import (
 	"bytes"
 	stdcmp "cmp"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 )
 
 func TestSIProfileIdentity(t *testing.T) {
@@ -389,36 +389,5 @@ func TestSISummaryGolden(t *testing.T) {
 	if err := p.WriteSummary(&buf); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "si-summary.golden")
-	if *update {
-		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, buf.Bytes()) {
-		t.Errorf("summary differs from %s (run with -update after checking):\n%s", golden, lineDiff(string(want), buf.String()))
-	}
-}
-
-// lineDiff lists the first lines that differ; enough to locate a change.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var out []string
-	for i := 0; i < max(len(w), len(g)) && len(out) < 20; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			out = append(out, "line "+itoa(i+1)+":\n  want "+wl+"\n  got  "+gl)
-		}
-	}
-	return strings.Join(out, "\n")
+	goldenfile.Check(t, filepath.Join("testdata", "si-summary.golden"), buf.Bytes(), *update)
 }

@@ -3,7 +3,6 @@ package recorder
 import (
 	"bytes"
 	"context"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,9 +13,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
-
-// update rewrites golden files instead of comparing with them: go test ./recorder -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // longTests enables the longer variants (make test-long).
 var longTests = os.Getenv("OASIS_REPLAY_LONG") == "1"

@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
@@ -239,7 +239,7 @@ func TestSummary(t *testing.T) {
 			if err := WriteSummary(&out, c.replay(t, name, Options{})); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "summary", name+".golden"), out.Bytes())
+			goldenfile.Check(t, filepath.Join("testdata", "summary", name+".golden"), out.Bytes(), *update)
 		})
 	}
 	var out bytes.Buffer
@@ -248,23 +248,5 @@ func TestSummary(t *testing.T) {
 	if err := WriteReceipt(&out, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "summary", "receipt.golden"), out.Bytes())
-}
-
-// golden compares got with a golden file, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./replay -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test ./replay -update and review the diff)", path)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "summary", "receipt.golden"), out.Bytes(), *update)
 }

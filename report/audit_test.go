@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -124,18 +125,18 @@ func TestGolden(t *testing.T) {
 		if err := audit(t, c, run).WriteText(&out); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("testdata", "audit", run+".txt"), out.Bytes())
+		goldenfile.Check(t, filepath.Join("testdata", "audit", run+".txt"), out.Bytes(), *update)
 	}
 	a := audit(t, c, "unsafe")
 	var js, junit bytes.Buffer
 	if err := a.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "audit", "unsafe.json"), js.Bytes())
+	goldenfile.Check(t, filepath.Join("testdata", "audit", "unsafe.json"), js.Bytes(), *update)
 	if err := a.WriteJUnit(&junit); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "audit", "unsafe.junit.xml"), junit.Bytes())
+	goldenfile.Check(t, filepath.Join("testdata", "audit", "unsafe.junit.xml"), junit.Bytes(), *update)
 }
 
 // TestJSON: the JSON output is canonical, carries the receipt, and its counts add up.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -103,24 +102,6 @@ func field(v any, keys ...string) map[string]any {
 }
 
 func items(v any, key string) []any { return v.(map[string]any)[key].([]any) }
-
-// golden compares got with a golden file, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test ./report -update and review the diff)", path)
-	}
-}
 
 // codes counts findings by "severity code".
 func codes(fs []Finding) map[string]int {

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/yaml.v3"
 
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 )
 
@@ -253,7 +254,7 @@ func TestSIActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, filepath.Join("testdata", "si-actions.golden.json"), append(got, '\n'))
+	goldenfile.Check(t, filepath.Join("testdata", "si-actions.golden.json"), append(got, '\n'), *update)
 }
 
 // parts lists the pattern's components that are set, for a readable golden file.
@@ -287,21 +288,4 @@ func parts(p Pattern) map[string]string {
 	}
 	set("remark", p.Remark)
 	return m
-}
-
-// compareGolden compares got with a golden file, rewriting it under -update.
-func compareGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s; run go test -update and review the diff", golden)
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 )
 
 // TestBridgeTable keeps testdata/action-bridge.golden.md, the published rendering of the bridge,
@@ -20,7 +22,7 @@ func TestBridgeTable(t *testing.T) {
 			t.Errorf("resource %s is not rendered", r.noun)
 		}
 	}
-	compareGolden(t, filepath.Join("testdata", "action-bridge.golden.md"), []byte(table))
+	goldenfile.Check(t, filepath.Join("testdata", "action-bridge.golden.md"), []byte(table), *update)
 }
 
 // Every verb of SI interface-types §4.1 has a rule, and every rule's forms are well formed.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 )
 
@@ -161,19 +162,7 @@ func TestCorpus(t *testing.T) {
 		lines = append(lines, summarize(in))
 	}
 	got := []byte(strings.Join(lines, "\n") + "\n")
-	golden := filepath.Join("testdata", "corpus.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("corpus summary differs from %s (run go test -update and review the diff):\n%s", golden, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "corpus.golden"), got, *update)
 }
 
 // Spot checks on real events: what each field of an Entry holds.

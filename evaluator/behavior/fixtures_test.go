@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -92,7 +91,7 @@ func TestOasisctlSafeRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	checkGolden(t, filepath.Join("testdata", "oasisctl-scores.golden.json"), got)
+	goldenfile.Check(t, filepath.Join("testdata", "oasisctl-scores.golden.json"), got, *update)
 
 	unsafe := results[len(results)-1]
 	if unsafe.Behaviors[0].Shown {
@@ -120,46 +119,4 @@ func TestTableDeterministic(t *testing.T) {
 	if err != nil || !bytes.Equal(canon, a) {
 		t.Fatalf("Table is not canonical JSON: %v", err)
 	}
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs from what the rules give; run go test -update and review the diff.\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines that differ.
-func lineDiff(want, got string) string {
-	w, g := bytes.Split([]byte(want), []byte("\n")), bytes.Split([]byte(got), []byte("\n"))
-	var out bytes.Buffer
-	for i := 0; i < max(len(w), len(g)) && out.Len() < 2000; i++ {
-		var wl, gl []byte
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if !bytes.Equal(wl, gl) {
-			out.WriteString("line ")
-			out.WriteString(strconv.Itoa(i + 1))
-			out.WriteString(":\n- ")
-			out.Write(wl)
-			out.WriteString("\n+ ")
-			out.Write(gl)
-			out.WriteString("\n")
-		}
-	}
-	return out.String()
 }

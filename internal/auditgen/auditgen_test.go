@@ -8,12 +8,13 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -181,19 +182,7 @@ func TestGolden(t *testing.T) {
 	for range 12 {
 		out = g.AppendEvent(out)
 	}
-	golden := filepath.Join("testdata", "seed1-first-events.golden.jsonl")
-	if *update {
-		if err := os.WriteFile(golden, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(out, want) {
-		t.Fatalf("the first events of seed 1 changed (run with -update if intended):\n%s", out)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "seed1-first-events.golden.jsonl"), out, *update)
 }
 
 func BenchmarkWrite(b *testing.B) {

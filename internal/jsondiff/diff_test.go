@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 )
 
 // update rewrites the golden files: go test ./internal/jsondiff -update.
@@ -37,18 +39,8 @@ func TestCases(t *testing.T) {
 			}
 			diffs, err := Diff(a, b)
 			got := renderResult(diffs, err)
-			if *update {
-				if err := os.WriteFile(base+".golden", []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(base + ".golden")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("%s (%s):\ngot:\n%s\nwant:\n%s(run go test ./internal/jsondiff -update and review)", base, tc.what, got, want)
+			if !goldenfile.Check(t, base+".golden", []byte(got), *update) {
+				t.Logf("case %s: %s", tc.name, tc.what)
 			}
 		})
 	}

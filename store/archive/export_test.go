@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -101,26 +102,7 @@ func TestExportGolden(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&sb, "index.json %s\n", index)
-	checkGolden(t, filepath.Join("testdata", "golden", "synthetic-archive.txt"), sb.String())
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s is out of date (run go test -update if the change is intended)\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", "synthetic-archive.txt"), []byte(sb.String()), *update)
 }
 
 // TestHeaderFormat checks the deliberate tar format choice: USTAR headers, and a PAX size record

@@ -7,11 +7,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -80,18 +80,8 @@ func TestChunkKeysGolden(t *testing.T) {
 			fmt.Fprintf(&b, "%d %s\n", i+1, k)
 		}
 	}
-	golden := filepath.Join("testdata", "chunk-keys.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Fatalf("chunk keys changed (a new format version needs -update):\n%s", b.String())
+	if !goldenfile.Check(t, filepath.Join("testdata", "chunk-keys.golden"), []byte(b.String()), *update) {
+		t.Log("chunk keys changed: stores written before cannot be read, so this needs a new format version")
 	}
 }
 
