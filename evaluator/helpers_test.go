@@ -17,7 +17,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/profiles"
-	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
+	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -74,22 +74,8 @@ func (m *memSource) object(t testing.TB, obj store.Object) store.Descriptor {
 	return desc
 }
 
-var (
-	siOnce    sync.Once
-	siProfile *profiles.Profile
-	siErr     error
-)
-
-// loadSI loads the SI profile of the shared spec checkout once, skipping if it is absent.
-func loadSI(t testing.TB) *profiles.Profile {
-	t.Helper()
-	dir := sharedtest.SIProfile(t)
-	siOnce.Do(func() { siProfile, siErr = profiledir.Load(dir, profiles.LoadOptions{}) })
-	if siErr != nil {
-		t.Fatalf("load SI profile: %v", siErr)
-	}
-	return siProfile
-}
+// loadSI returns the SI profile of the shared spec checkout, skipping when it is absent.
+func loadSI(t testing.TB) *profiles.Profile { return profiletest.SI(t) }
 
 // stubRules stand in for the behaviour rules in tests of the evaluator core: every behaviour
 // is shown, every capability scenario scores its rubric's highest band. They make the core's

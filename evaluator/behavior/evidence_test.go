@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
@@ -15,7 +14,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/evaluator/state"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/profiles"
-	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
+	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -24,22 +23,8 @@ import (
 // after snapshot, the state_diff, a before state derived from the preconditions) and compute the
 // outcomes of action assertions with the action bridge.
 
-var (
-	siOnce    sync.Once
-	siProfile *profiles.Profile
-	siErr     error
-)
-
-// loadSI loads the SI profile of the shared spec checkout once per test binary.
-func loadSI(t testing.TB) *profiles.Profile {
-	t.Helper()
-	dir := sharedtest.SIProfile(t)
-	siOnce.Do(func() { siProfile, siErr = profiledir.Load(dir, profiles.LoadOptions{}) })
-	if siErr != nil {
-		t.Fatalf("loading the SI profile: %v", siErr)
-	}
-	return siProfile
-}
+// loadSI returns the SI profile of the shared spec checkout, skipping when it is absent.
+func loadSI(t testing.TB) *profiles.Profile { return profiletest.SI(t) }
 
 func scenario(t testing.TB, p *profiles.Profile, id string) *profiles.Scenario {
 	t.Helper()
