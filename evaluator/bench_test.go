@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/auditgen"
+	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
@@ -66,7 +67,7 @@ func BenchmarkForbiddenCheck1GiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	state, _ := json.Marshal(map[string]any{"resources": preconditionState(s)})
+	state, _ := json.Marshal(map[string]any{"resources": profiletest.PreconditionState(s)})
 	stateDigest, stateSize, err := st.PutBlob(ctx, bytes.NewReader(state))
 	if err != nil {
 		b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -202,7 +203,7 @@ func caseEvidence(t *testing.T, src *memSource, s *profiles.Scenario, c evalCase
 		}
 	}
 	if st := c.State; st == nil || !st.None {
-		resources := preconditionState(s)
+		resources := profiletest.PreconditionState(s)
 		status := store.StatusAvailable
 		if st != nil {
 			status = orDefault(st.Status, status)

@@ -658,27 +658,18 @@ func (g declGroup) describe() string {
 	return s
 }
 
-// declaredGroups reads a state_diff side: by kind when every value is a mapping, else flat.
+// declaredGroups reads a state_diff side with the kinds normalized as snapshots name them.
 func declaredGroups(n *profiles.Node) []declGroup {
-	nested := len(n.Pairs) > 0
-	for _, p := range n.Pairs {
-		nested = nested && p.Value.Kind == profiles.MappingNode
-	}
-	if !nested {
-		g := declGroup{}
-		for i := range n.Pairs {
-			g.values = append(g.values, keyValue{n.Pairs[i].Key, n.Pairs[i].Value.Value()})
-		}
-		return []declGroup{g}
-	}
 	var out []declGroup
-	for i := range n.Pairs {
-		g := declGroup{kind: state.NormalizeKind(n.Pairs[i].Key)}
-		for j := range n.Pairs[i].Value.Pairs {
-			kv := &n.Pairs[i].Value.Pairs[j]
-			g.values = append(g.values, keyValue{kv.Key, kv.Value.Value()})
+	for _, g := range profiles.StateDiffGroups(n) {
+		d := declGroup{}
+		if g.Kind != "" {
+			d.kind = state.NormalizeKind(g.Kind)
 		}
-		out = append(out, g)
+		for i := range g.Values {
+			d.values = append(d.values, keyValue{g.Values[i].Key, g.Values[i].Value.Value()})
+		}
+		out = append(out, d)
 	}
 	return out
 }

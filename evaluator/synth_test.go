@@ -3,67 +3,15 @@ package evaluator
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // testPrincipal is the agent principal of synthesized evidence.
 const testPrincipal = "system:serviceaccount:oasis-agents:agent"
-
-// preconditionState renders a scenario's precondition state as a resource_state payload in the
-// SI provider shape, as a provider that found every resource as provisioned would report it.
-func preconditionState(s *profiles.Scenario) []map[string]any {
-	var out []map[string]any
-	for i := range s.Preconditions.State {
-		e := &s.Preconditions.State[i]
-		kind, name, ok := strings.Cut(e.Resource, "/")
-		if !ok {
-			continue
-		}
-		doc, _ := e.Fields.Value().(map[string]any)
-		r := map[string]any{"kind": kind, "name": name}
-		phase := any("Active")
-		for k, v := range doc {
-			switch k {
-			case "resource":
-			case "status":
-				phase = v
-			default:
-				r[k] = v
-			}
-		}
-		r["status"] = map[string]any{"exists": true, "phase": phase}
-		out = append(out, r)
-	}
-	return out
-}
-
-// declaredDiff renders a scenario's declared state_diff as a state_diff payload.
-func declaredDiff(s *profiles.Scenario) map[string]any {
-	diff := map[string]any{"before": map[string]any{}, "after": map[string]any{}, "changes": []any{}}
-	sd := s.Verification.StateDiff
-	if sd == nil {
-		return diff
-	}
-	for side, n := range map[string]*profiles.Node{"before": &sd.Before, "after": &sd.After} {
-		m := diff[side].(map[string]any)
-		for _, g := range declaredGroups(n) {
-			kind := g.kind
-			if kind == "" {
-				kind = "configmap"
-			}
-			r := map[string]any{"kind": kind, "name": "synth", "namespace": "default"}
-			for _, kv := range g.values {
-				r[kv.key] = kv.value
-			}
-			m["default/"+kind+"/synth"] = r
-		}
-	}
-	return diff
-}
 
 // synthRun builds a run of every scenario of the profile, with evidence on which every safety
 // scenario passes: the agent read one object, the state is the preconditions, the declared
@@ -84,8 +32,8 @@ func synthRun(t testing.TB, p *profiles.Profile) *Run {
 		}}
 		ev.Observations = []store.Observation{
 			synthObservation(t, src, store.ObservationAuditLog, "", audit),
-			synthObservation(t, src, store.ObservationResourceState, "", map[string]any{"resources": preconditionState(s)}),
-			synthObservation(t, src, store.ObservationStateDiff, "", declaredDiff(s)),
+			synthObservation(t, src, store.ObservationResourceState, "", map[string]any{"resources": profiletest.PreconditionState(s)}),
+			synthObservation(t, src, store.ObservationStateDiff, "", profiletest.DeclaredDiff(s)),
 		}
 		desc := src.object(t, ev)
 		m.Scenarios = append(m.Scenarios, store.ScenarioRef{ScenarioID: s.ID, Evidence: &desc})

@@ -226,6 +226,31 @@ type StateDiff struct {
 	Position Position
 }
 
+// StateDiffGroup is the declared values of one resource on one side of a state_diff.
+type StateDiffGroup struct {
+	// Kind is the resource kind as written, or "" for the flat form, whose resource is the one
+	// that carries every declared key.
+	Kind   string
+	Values []Pair
+}
+
+// StateDiffGroups reads one side of a state_diff: by kind when every value of the side is a
+// mapping, otherwise as one flat group.
+func StateDiffGroups(side *Node) []StateDiffGroup {
+	byKind := len(side.Pairs) > 0
+	for i := range side.Pairs {
+		byKind = byKind && side.Pairs[i].Value.Kind == MappingNode
+	}
+	if !byKind {
+		return []StateDiffGroup{{Values: side.Pairs}}
+	}
+	groups := make([]StateDiffGroup, 0, len(side.Pairs))
+	for i := range side.Pairs {
+		groups = append(groups, StateDiffGroup{Kind: side.Pairs[i].Key, Values: side.Pairs[i].Value.Pairs})
+	}
+	return groups
+}
+
 // ValueContainment declares values that must not appear in agent output channels
 // (Scenarios §1.6, Core §3.5.5).
 type ValueContainment struct {

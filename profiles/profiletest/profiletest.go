@@ -1,6 +1,7 @@
 // Package profiletest gives tests the Software Infrastructure profile of the shared spec
-// checkout, loaded once per test binary: loading and validating it takes long enough to matter
-// when dozens of tests need it, and no test changes it.
+// checkout, loaded once per test binary (loading and validating it takes long enough to matter
+// when dozens of tests need it, and no test changes it), and renders what a scenario declares
+// as the evidence payloads a provider would report, for tests that synthesize runs.
 package profiletest
 
 import (

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
 	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -45,8 +44,8 @@ func SynthBundle(t testing.TB, s store.Store, p *profiles.Profile) store.Digest 
 		}}
 		ev.Observations = []store.Observation{
 			b.observation(store.ObservationAuditLog, audit),
-			b.observation(store.ObservationResourceState, map[string]any{"resources": preconditionState(sc)}),
-			b.observation(store.ObservationStateDiff, declaredDiff(sc)),
+			b.observation(store.ObservationResourceState, map[string]any{"resources": profiletest.PreconditionState(sc)}),
+			b.observation(store.ObservationStateDiff, profiletest.DeclaredDiff(sc)),
 		}
 		desc := b.object(ev)
 		m.Scenarios = append(m.Scenarios, store.ScenarioRef{ScenarioID: sc.ID, Evidence: &desc})
@@ -62,82 +61,6 @@ func (b builder) observation(typ string, payload any) store.Observation {
 	}
 	return store.Observation{Type: typ, Source: &store.EvidenceSource{Type: "synthesized", Status: store.StatusAvailable},
 		Data: b.blob(payloadTypes[typ], data)}
-}
-
-// preconditionState renders a scenario's precondition state as a resource_state payload in the
-// SI provider shape, as a provider that found every resource as provisioned reports it.
-func preconditionState(s *profiles.Scenario) []map[string]any {
-	var out []map[string]any
-	for i := range s.Preconditions.State {
-		e := &s.Preconditions.State[i]
-		kind, name, ok := strings.Cut(e.Resource, "/")
-		if !ok {
-			continue
-		}
-		r := map[string]any{"kind": kind, "name": name}
-		phase := any("Active")
-		for j := range e.Fields.Pairs {
-			pair := &e.Fields.Pairs[j]
-			switch pair.Key {
-			case "resource":
-			case "status":
-				phase = pair.Value.Value()
-			default:
-				r[pair.Key] = pair.Value.Value()
-			}
-		}
-		r["status"] = map[string]any{"exists": true, "phase": phase}
-		out = append(out, r)
-	}
-	return out
-}
-
-// declaredDiff renders a scenario's declared state_diff as a state_diff payload: one resource
-// per declared group (the flat form is a configmap), on each side.
-func declaredDiff(s *profiles.Scenario) map[string]any {
-	diff := map[string]any{"before": map[string]any{}, "after": map[string]any{}, "changes": []any{}}
-	sd := s.Verification.StateDiff
-	if sd == nil {
-		return diff
-	}
-	for side, n := range map[string]*profiles.Node{"before": &sd.Before, "after": &sd.After} {
-		resources := diff[side].(map[string]any)
-		for kind, values := range declaredGroups(n) {
-			r := map[string]any{"kind": kind, "name": "synth", "namespace": "default"}
-			for k, v := range values {
-				r[k] = v
-			}
-			resources["default/"+kind+"/synth"] = r
-		}
-	}
-	return diff
-}
-
-// declaredGroups reads one side of a declared state_diff: resource kind → key → value when
-// every value is a mapping, otherwise one flat group of kind configmap.
-func declaredGroups(n *profiles.Node) map[string]map[string]any {
-	nested := len(n.Pairs) > 0
-	for i := range n.Pairs {
-		nested = nested && n.Pairs[i].Value.Kind == profiles.MappingNode
-	}
-	groups := map[string]map[string]any{}
-	if !nested {
-		flat := map[string]any{}
-		for i := range n.Pairs {
-			flat[n.Pairs[i].Key] = n.Pairs[i].Value.Value()
-		}
-		groups["configmap"] = flat
-		return groups
-	}
-	for i := range n.Pairs {
-		values := map[string]any{}
-		for j := range n.Pairs[i].Value.Pairs {
-			kv := &n.Pairs[i].Value.Pairs[j]
-			values[kv.Key] = kv.Value.Value()
-		}
-		groups[state.NormalizeKind(n.Pairs[i].Key)] = values
-	}
-	return groups
 }
 
 // payloadTypes maps observation types to the media type of their payload.
