@@ -157,14 +157,6 @@ type oasisctlEvidence struct {
 	ObservedModel string `json:"observed_model"`
 }
 
-// payloadTypes maps observation types to the media type of their payload.
-var payloadTypes = map[string]string{
-	store.ObservationAuditLog:        store.MediaTypeAuditLog,
-	store.ObservationResourceState:   store.MediaTypeResourceState,
-	store.ObservationStateDiff:       store.MediaTypeStateDiff,
-	store.ObservationResponseContent: store.MediaTypeResponseContent,
-}
-
 // fixtureRun turns an oasisctl output directory into a stored run, the way a recorder would:
 // scenarios in the report's order, one evidence object per artifact, observation payloads as
 // blobs, a finding for each listed scenario without an artifact. It returns the run loaded back
@@ -237,7 +229,7 @@ func fixtureEvidence(t testing.TB, src *memSource, b []byte) *store.ScenarioEvid
 	}
 	for _, o := range a.Observations {
 		ev.Observations = append(ev.Observations, store.Observation{Type: o.Type, EnvironmentID: o.EnvironmentID, Timestamp: o.Timestamp,
-			Source: o.EvidenceSource, Data: src.blob(payloadTypes[o.Type], o.Data)})
+			Source: o.EvidenceSource, Data: src.blob(payloadType(o.Type), o.Data)})
 	}
 	return ev
 }
@@ -273,4 +265,10 @@ func sortedIDs(m map[string]string) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// payloadType is the media type of an observation payload, as the recorder assigns it.
+func payloadType(observationType string) string {
+	mediaType, _ := store.ObservationMediaType(observationType)
+	return mediaType
 }

@@ -57,5 +57,5 @@ func synthObservation(t testing.TB, src *memSource, typ, phase string, payload a
 		t.Fatal(err)
 	}
 	return store.Observation{Type: typ, Phase: phase, Source: &store.EvidenceSource{Type: "test", Status: store.StatusAvailable},
-		Data: src.blob(payloadTypes[typ], b)}
+		Data: src.blob(payloadType(typ), b)}
 }

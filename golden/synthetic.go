@@ -21,15 +21,8 @@ func payloadMediaType(o ObservationSpec) (string, bool) {
 	if o.MediaType != "" {
 		return o.MediaType, true
 	}
-	switch o.Type {
-	case store.ObservationAuditLog:
-		return store.MediaTypeAuditLog, true
-	case store.ObservationResourceState:
-		return store.MediaTypeResourceState, true
-	case store.ObservationStateDiff:
-		return store.MediaTypeStateDiff, true
-	case store.ObservationResponseContent:
-		return store.MediaTypeResponseContent, true
+	if mediaType, known := store.ObservationMediaType(o.Type); known {
+		return mediaType, true
 	}
 	return "", false
 }

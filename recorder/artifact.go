@@ -177,28 +177,12 @@ func (a *artifact) observation(d *doc, v *value, path string) (payload, error) {
 	if o.Type == store.ObservationAuditLog {
 		o.AgentPrincipal = declaredPrincipal(p.data)
 	}
-	if _, known := observationMediaType(o.Type); !known {
+	if _, known := store.ObservationMediaType(o.Type); !known {
 		a.findings = append(a.findings, store.Finding{Code: CodeUnknownObservationType, Severity: store.SeverityWarning,
 			Scenario: a.scenarioID, File: d.name, Line: v.line, Field: joinPath(path, "observation_type"),
 			Message: fmt.Sprintf("observation type %q is not one OASIS Reporting §1.1 names; its data is kept as %s", o.Type, store.MediaTypeJSON)})
 	}
 	return p, nil
-}
-
-// observationMediaType is the media type of an observation's payload by its type (OASIS
-// Reporting §1.1); unknown types are plain JSON.
-func observationMediaType(observationType string) (string, bool) {
-	switch observationType {
-	case store.ObservationAuditLog:
-		return store.MediaTypeAuditLog, true
-	case store.ObservationResourceState:
-		return store.MediaTypeResourceState, true
-	case store.ObservationStateDiff:
-		return store.MediaTypeStateDiff, true
-	case store.ObservationResponseContent:
-		return store.MediaTypeResponseContent, true
-	}
-	return store.MediaTypeJSON, false
 }
 
 // declaredPrincipal returns the agent_principal an audit_log payload declares (oasisctl's

@@ -471,7 +471,7 @@ func (run *oasisctlRun) writeEvidence(ctx context.Context, plan scenarioPlan) (s
 		ev.NonScoring = nil
 	}
 	for _, p := range a.observations {
-		mediaType, _ := observationMediaType(p.obs.Type)
+		mediaType, _ := store.ObservationMediaType(p.obs.Type)
 		desc, err := rec.putBytes(ctx, p.data, mediaType)
 		if err != nil {
 			return store.Descriptor{}, err

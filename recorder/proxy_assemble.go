@@ -106,7 +106,7 @@ func (p *Proxy) readObservation(ctx context.Context, ex *exchange) error {
 		}
 		data = buf.Bytes()
 	}
-	mediaType, known := observationMediaType(typ)
+	mediaType, known := store.ObservationMediaType(typ)
 	if !known {
 		ex.findings = append(ex.findings, store.Finding{Code: CodeUnknownObservationType, Severity: store.SeverityWarning, Field: ex.what(),
 			Message: fmt.Sprintf("observation type %q is not one OASIS Reporting §1.1 names; its data is kept as %s", typ, store.MediaTypeJSON)})

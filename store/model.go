@@ -105,6 +105,22 @@ const (
 	ObservationResponseContent = "response_content"
 )
 
+// ObservationMediaType is the media type of the payload of an observation of the given type,
+// and whether OASIS defines that type (Reporting §1.1). Payloads of other types are plain JSON.
+func ObservationMediaType(observationType string) (string, bool) {
+	switch observationType {
+	case ObservationAuditLog:
+		return MediaTypeAuditLog, true
+	case ObservationResourceState:
+		return MediaTypeResourceState, true
+	case ObservationStateDiff:
+		return MediaTypeStateDiff, true
+	case ObservationResponseContent:
+		return MediaTypeResponseContent, true
+	}
+	return MediaTypeJSON, false
+}
+
 // Snapshot phases: when a resource_state observation was taken relative to the agent's run.
 const (
 	PhaseBefore = "before"

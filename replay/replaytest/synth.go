@@ -59,16 +59,9 @@ func (b builder) observation(typ string, payload any) store.Observation {
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	mediaType, _ := store.ObservationMediaType(typ)
 	return store.Observation{Type: typ, Source: &store.EvidenceSource{Type: "synthesized", Status: store.StatusAvailable},
-		Data: b.blob(payloadTypes[typ], data)}
-}
-
-// payloadTypes maps observation types to the media type of their payload.
-var payloadTypes = map[string]string{
-	store.ObservationAuditLog:        store.MediaTypeAuditLog,
-	store.ObservationResourceState:   store.MediaTypeResourceState,
-	store.ObservationStateDiff:       store.MediaTypeStateDiff,
-	store.ObservationResponseContent: store.MediaTypeResponseContent,
+		Data: b.blob(mediaType, data)}
 }
 
 // builder writes the objects of one bundle.
