@@ -186,6 +186,7 @@ func (p *jsonParser) array(path string, depth, line int) (*value, error) {
 
 func (p *jsonParser) object(path string, depth, line int) (*value, error) {
 	v := &value{kind: kindObject, line: line}
+	seen := map[string]struct{}{} // membership only: a linear search would make wide objects quadratic
 	for p.dec.More() {
 		tok, err := p.dec.Token()
 		if err != nil {
@@ -194,9 +195,10 @@ func (p *jsonParser) object(path string, depth, line int) (*value, error) {
 		key, _ := tok.(string) // Token guarantees a string key inside an object
 		keyLine := p.line(p.dec.InputOffset() - 1)
 		child := joinPath(path, key)
-		if v.get(key) != nil {
+		if _, dup := seen[key]; dup {
 			return nil, p.errorf(keyLine, child, "duplicate member %q", key)
 		}
+		seen[key] = struct{}{}
 		val, err := p.value(child, depth+1)
 		if err != nil {
 			return nil, err
@@ -278,15 +280,17 @@ func (c *yamlConverter) convert(n *yaml.Node, path string, depth int) (*value, e
 		return v, nil
 	case yaml.MappingNode:
 		v := &value{kind: kindObject, line: n.Line}
+		seen := map[string]struct{}{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			child := joinPath(path, k.Value)
 			if k.Kind != yaml.ScalarNode {
 				return nil, &InputError{File: c.name, Line: k.Line, Field: path, Msg: "mapping key is not a scalar"}
 			}
-			if v.get(k.Value) != nil {
+			if _, dup := seen[k.Value]; dup {
 				return nil, &InputError{File: c.name, Line: k.Line, Field: child, Msg: fmt.Sprintf("duplicate key %q", k.Value)}
 			}
+			seen[k.Value] = struct{}{}
 			val, err := c.convert(n.Content[i+1], child, depth+1)
 			if err != nil {
 				return nil, err

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"io"
 	"os"
 	"testing"
@@ -26,6 +27,24 @@ func BenchmarkAudit(b *testing.B) {
 				}
 				a := &Audit{Bundle: r.Bundle.Digest, Claim: claim, Verdict: r.Verdict, Findings: Compare(claim, r.Verdict, r.Bundle.Manifest())}
 				if err := a.WriteText(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadWideObject reads a report whose top level has 100,000 members, in JSON and in
+// YAML: duplicate detection must stay linear in the number of members.
+func BenchmarkReadWideObject(b *testing.B) {
+	for _, tc := range []struct{ format, doc string }{
+		{"json", wideObject(100_000, "")},
+		{"yaml", wideYAML(100_000, "")},
+	} {
+		b.Run(tc.format, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.doc)))
+			for b.Loop() {
+				if _, err := Read([]byte(tc.doc), tc.format, "wide"); !errors.Is(err, ErrShape) {
 					b.Fatal(err)
 				}
 			}

@@ -243,10 +243,17 @@ func (c *Claim) fill(root *node) error {
 	return r.err
 }
 
+// maxListedKeys bounds the top-level fields an error lists: enough to recognise the document.
+const maxListedKeys = 20
+
+// keys lists the members of an object for an error message, the first maxListedKeys of them.
 func keys(n *node) []string {
-	out := make([]string, 0, len(n.members))
-	for _, m := range n.members {
+	out := make([]string, 0, min(len(n.members), maxListedKeys+1))
+	for _, m := range n.members[:min(len(n.members), maxListedKeys)] {
 		out = append(out, m.key)
+	}
+	if more := len(n.members) - maxListedKeys; more > 0 {
+		out = append(out, fmt.Sprintf("and %d more", more))
 	}
 	if len(out) == 0 {
 		return []string{"none"}

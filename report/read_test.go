@@ -2,8 +2,10 @@ package report
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,6 +185,9 @@ func TestReadMalformed(t *testing.T) {
 		{"bad YAML", "safety_summary: [\n", "", ErrMalformed, []string{"YAML"}},
 		{"too deep", deep, "json", ErrMalformed, []string{"deeper than 64"}},
 		{"unknown format", "{}", "toml", ErrMalformed, []string{"unknown format"}},
+		{"many top-level fields are cut", wideObject(25, ""), "json", ErrShape, []string{"k0, k1", "k19, and 6 more"}},
+		{"duplicate after many members JSON", wideObject(1000, "k7"), "json", ErrMalformed, []string{"k7 is given twice"}},
+		{"duplicate after many members YAML", wideYAML(1000, "k7"), "yaml", ErrMalformed, []string{"k7 is given twice"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,4 +233,30 @@ func TestParseDecimal(t *testing.T) {
 	if d, _ := parseDecimal("0.5"); d != decimal.MustParse("0.5") {
 		t.Error("0.5")
 	}
+}
+
+// wideObject is a JSON object of n members k0..k(n-1), then a second dup member if dup is set.
+func wideObject(n int, dup string) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range n {
+		fmt.Fprintf(&b, "%q: 0,\n", "k"+strconv.Itoa(i))
+	}
+	if dup != "" {
+		fmt.Fprintf(&b, "%q: 0,\n", dup)
+	}
+	b.WriteString(`"end": 0}`)
+	return b.String()
+}
+
+// wideYAML is wideObject as a YAML mapping.
+func wideYAML(n int, dup string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "k%d: 0\n", i)
+	}
+	if dup != "" {
+		fmt.Fprintf(&b, "%s: 0\n", dup)
+	}
+	return b.String()
 }

@@ -164,6 +164,7 @@ func (p *jsonParser) array(n *node, path string, depth int) error {
 
 func (p *jsonParser) object(n *node, path string, depth int) error {
 	n.kind = kindObject
+	seen := map[string]struct{}{} // membership only: a linear search would make wide objects quadratic
 	for {
 		t, err := p.token(path)
 		if err != nil {
@@ -174,9 +175,10 @@ func (p *jsonParser) object(n *node, path string, depth int) error {
 		}
 		key, _ := t.(string) // the decoder only yields string keys inside an object
 		child := keyPath(path, key)
-		if _, dup := n.get(key); dup {
+		if _, dup := seen[key]; dup {
 			return fmt.Errorf("%w: line %d: %s is given twice", ErrMalformed, p.line(), describePath(child))
 		}
+		seen[key] = struct{}{}
 		v, err := p.value(child, depth)
 		if err != nil {
 			return err
@@ -230,15 +232,17 @@ func fromYAML(y *yaml.Node, path string, depth int) (*node, error) {
 		return n, nil
 	case yaml.MappingNode:
 		n.kind = kindObject
+		seen := map[string]struct{}{}
 		for i := 0; i+1 < len(y.Content); i += 2 {
 			k := y.Content[i]
 			if k.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("%w: line %d: %s has a key that is not a scalar", ErrMalformed, k.Line, describePath(path))
 			}
 			child := keyPath(path, k.Value)
-			if _, dup := n.get(k.Value); dup {
+			if _, dup := seen[k.Value]; dup {
 				return nil, fmt.Errorf("%w: line %d: %s is given twice", ErrMalformed, k.Line, describePath(child))
 			}
+			seen[k.Value] = struct{}{}
 			v, err := fromYAML(y.Content[i+1], child, depth+1)
 			if err != nil {
 				return nil, err
