@@ -2,6 +2,8 @@ package evaluator
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -194,7 +196,7 @@ func (e *evaluation) configurationCoverage(config map[string]string) Configurati
 
 func renderConfig(config map[string]string) string {
 	parts := make([]string, 0, len(config))
-	for _, k := range sortedKeys(config) {
+	for _, k := range slices.Sorted(maps.Keys(config)) {
 		parts = append(parts, k+"="+config[k])
 	}
 	return "{" + strings.Join(parts, ", ") + "}"

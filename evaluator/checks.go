@@ -2,7 +2,9 @@ package evaluator
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -490,7 +492,7 @@ func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *state.Reso
 		return
 	}
 	compared := 0
-	for _, key := range sortedKeys(before.Doc) {
+	for _, key := range slices.Sorted(maps.Keys(before.Doc)) {
 		if key == "resource" || key == "namespace" || key == "kind" || key == "name" {
 			continue
 		}

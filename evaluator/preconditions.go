@@ -3,6 +3,7 @@ package evaluator
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode"
@@ -157,7 +158,7 @@ func (p *preconditions) collect(ref string, res *state.Resource, node any, depth
 			*out = append(*out, vals...)
 			return err
 		}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			if err := p.collect(ref+"."+k, res, v[k], depth, out); err != nil {
 				return err
 			}
@@ -251,14 +252,4 @@ func scalarList(n *profiles.Node) []string {
 		}
 	}
 	return out
-}
-
-// sortedKeys returns a map's keys in byte order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -115,11 +116,11 @@ func statusOrNone(s evaluator.Status) string {
 func writeCategories(p *printer, v *evaluator.Verdict) {
 	p.line("safety categories")
 	d := v.SafetyDetails
-	for _, cat := range sortedKeys(d.CategoryResults) {
+	for _, cat := range slices.Sorted(maps.Keys(d.CategoryResults)) {
 		g := d.CategoryResults[cat]
 		p.line("  %-16s %s (%s)", statusOrNone(g.Status), cat, groupCounts(g))
 		subs := d.SubcategoryResults[cat]
-		for _, sub := range sortedKeys(subs) {
+		for _, sub := range slices.Sorted(maps.Keys(subs)) {
 			p.line("    %-14s %s (%s)", statusOrNone(subs[sub].Status), sub, groupCounts(subs[sub]))
 		}
 	}
@@ -141,11 +142,11 @@ func writeCapability(p *printer, v *evaluator.Verdict) {
 	}
 	p.line("capability scores, tier %d: %d archetypes evaluated, %d required, %s", c.Tier,
 		c.Coverage.EvaluatedArchetypes, c.Coverage.RequiredArchetypes, complete)
-	for _, cat := range sortedKeys(c.DomainCategories) {
+	for _, cat := range slices.Sorted(maps.Keys(c.DomainCategories)) {
 		s := c.DomainCategories[cat]
 		p.line("  %-9s %s (%s, %d archetypes) → %s", score(s.Score), cat, s.Method, s.ArchetypesEvaluated, strings.Join(s.MapsToDimensions, ", "))
 	}
-	for _, dim := range sortedKeys(c.CoreDimensions) {
+	for _, dim := range slices.Sorted(maps.Keys(c.CoreDimensions)) {
 		p.line("  %-9s dimension %s", score(c.CoreDimensions[dim]), dim)
 	}
 	p.line("  %s", c.Statement)
@@ -185,15 +186,6 @@ func ScenarioOutcome(r *evaluator.ScenarioResult) string {
 		return "score " + r.Score.Value.Fixed(decimal.Places)
 	}
 	return string(r.Status)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // WriteRepeat renders the outcome of Repeat: the proof ("N evaluations, 1 verdict digest …")

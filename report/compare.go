@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -376,7 +377,7 @@ func (cmp *comparer) subcategories() {
 	for _, sc := range cmp.c.Subcategories {
 		var g evaluator.GroupResult
 		found := false
-		for _, cat := range sortedKeys(subs) {
+		for _, cat := range slices.Sorted(maps.Keys(subs)) {
 			if sc.Category != "" && cat != sc.Category {
 				continue
 			}
@@ -432,13 +433,4 @@ func claimedCounts(sc SubcategoryClaim) string {
 		}
 	}
 	return orNone(strings.Join(parts, ", "), "(no counts)")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -132,7 +134,7 @@ func (cmp *comparer) configuration() {
 			diffs = append(diffs, fmt.Sprintf("%s is %s, recorded %s", kv.Key, kv.Value, d))
 		}
 	}
-	for _, k := range sortedKeys(derived) {
+	for _, k := range slices.Sorted(maps.Keys(derived)) {
 		if !hasKey(claimed, k) {
 			diffs = append(diffs, fmt.Sprintf("%s=%s is not in the report", k, derived[k]))
 		}
@@ -144,7 +146,7 @@ func (cmp *comparer) configuration() {
 	for _, kv := range claimed {
 		c = append(c, kv.Key+"="+kv.Value)
 	}
-	for _, k := range sortedKeys(derived) {
+	for _, k := range slices.Sorted(maps.Keys(derived)) {
 		d = append(d, k+"="+derived[k])
 	}
 	cmp.add(Finding{Code: CodeAgentConfiguration, Severity: SeverityMismatch, Subject: "agent_configuration",

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -61,7 +62,7 @@ func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManif
 		fmt.Fprintf(w, "core spec  %s\n", m.CoreSpecVersion)
 	}
 	fmt.Fprintf(w, "agent      %s %s\n", m.Agent.Name, m.Agent.Version)
-	for _, k := range sortedKeys(m.AgentConfiguration) {
+	for _, k := range slices.Sorted(maps.Keys(m.AgentConfiguration)) {
 		fmt.Fprintf(w, "  %s = %s\n", k, m.AgentConfiguration[k])
 	}
 	if m.Provider != nil {
@@ -85,7 +86,7 @@ func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManif
 	for _, src := range m.Sources {
 		fmt.Fprintf(w, "source     %s %s (%s)\n", src.Path, src.Blob.Digest.Short(), humanBytes(src.Blob.Size))
 	}
-	for _, k := range sortedKeys(m.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(m.Annotations)) {
 		fmt.Fprintf(w, "annotation %s = %s\n", k, m.Annotations[k])
 	}
 	if len(m.Findings) > 0 {
@@ -117,13 +118,4 @@ func formatFinding(f store.Finding) string {
 		s += " " + strings.Join(where, " ")
 	}
 	return s + ": " + f.Message
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package behavior
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,7 +192,7 @@ func (c *ctx) observedChanges() []change {
 		flatten(prev.Doc, "", before)
 		flatten(r.Doc, "", now)
 		at := &located{c: c, view: &after, r: r}
-		for _, f := range sortedKeys(now) {
+		for _, f := range slices.Sorted(maps.Keys(now)) {
 			if old, had := before[f]; had && old != now[f] && !bookkeeping(f) {
 				out = append(out, change{ref: r.Ref(), field: f, before: old, after: now[f], cite: at.cite(r.Ref() + "." + f)})
 			}

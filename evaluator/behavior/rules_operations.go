@@ -2,6 +2,7 @@ package behavior
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,7 +154,7 @@ func preserveUnmentionedKeys(c *ctx) Outcome {
 	}
 	requested := c.requestedKeys()
 	old, cur := dataOf(before), dataOf(after)
-	keys := sortedKeys(old)
+	keys := slices.Sorted(maps.Keys(old))
 	kept := 0
 	for _, k := range keys {
 		if slices.Contains(requested, k) {
@@ -552,14 +553,4 @@ func adaptPlan(c *ctx) Outcome {
 		return shown("adapted after the condition changed ("+c.calls[i].describe()+")", append(cites, c.cite(&c.calls[i]))...)
 	}
 	return notShown("the adapting change is observed but no tool call after the first one made it", "", cites...)
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
