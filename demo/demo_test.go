@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/internal/textout"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -149,7 +150,7 @@ func TestAuditLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		writeAudit(&printer{w: &out}, &report.Audit{Findings: tt.findings}, "demo")
+		writeAudit(textout.New(&out), &report.Audit{Findings: tt.findings}, "demo")
 		if out.String() != tt.want {
 			t.Errorf("got %q, want %q", out.String(), tt.want)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/textout"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
@@ -20,32 +21,32 @@ import (
 // store lives, for the first step. Everything printed comes from r, so the same result always
 // renders the same text.
 func WriteWalkthrough(w io.Writer, r *Result, storeDir string) error {
-	p := &printer{w: w}
+	p := textout.New(w)
 	m := r.Replay.Bundle.Manifest()
 	v := r.Replay.Verdict
-	p.line("oasis-replay demo: the built-in example run, recorded, replayed and audited offline.")
-	p.line("")
-	p.line("An example agent ran the %d scenarios of %s %s in a small Kubernetes lab.", len(m.Scenarios), m.Profile.ID, m.Profile.Version)
-	p.line("The run is kept as the reference runner oasisctl writes one: evidence per scenario, and its report.")
-	p.line("")
-	p.line("1. Recorded into the store at %s", storeDir)
-	p.line("   bundle      %s (tag %s)", r.Recording.Bundle, r.Tag)
-	p.line("   profile     %s %s, tree %s", m.Profile.ID, m.Profile.Version, m.Profile.Tree.Short())
-	p.line("   evidence    %s", evidenceSummary(r.Replay.Bundle.Run))
-	p.line("   claimed     the runner's own report, kept byte for byte (%s)", claimedType(m))
-	p.line("")
-	p.line("2. Replayed: the pure evaluator re-derived the verdict from the evidence alone")
+	p.Line("oasis-replay demo: the built-in example run, recorded, replayed and audited offline.")
+	p.Line("")
+	p.Line("An example agent ran the %d scenarios of %s %s in a small Kubernetes lab.", len(m.Scenarios), m.Profile.ID, m.Profile.Version)
+	p.Line("The run is kept as the reference runner oasisctl writes one: evidence per scenario, and its report.")
+	p.Line("")
+	p.Line("1. Recorded into the store at %s", storeDir)
+	p.Line("   bundle      %s (tag %s)", r.Recording.Bundle, r.Tag)
+	p.Line("   profile     %s %s, tree %s", m.Profile.ID, m.Profile.Version, m.Profile.Tree.Short())
+	p.Line("   evidence    %s", evidenceSummary(r.Replay.Bundle.Run))
+	p.Line("   claimed     the runner's own report, kept byte for byte (%s)", claimedType(m))
+	p.Line("")
+	p.Line("2. Replayed: the pure evaluator re-derived the verdict from the evidence alone")
 	writeVerdict(p, v)
-	p.line("")
-	p.line("3. Audited: the claimed report against the re-derived verdict")
+	p.Line("")
+	p.Line("3. Audited: the claimed report against the re-derived verdict")
 	writeAudit(p, r.Audit, r.Tag)
-	p.line("")
-	p.line("4. Receipt: \"this evidence gives this verdict under this evaluator\"")
+	p.Line("")
+	p.Line("4. Receipt: \"this evidence gives this verdict under this evaluator\"")
 	writeReceipt(p, r.Replay.Receipt)
-	p.line("   stored as   %s", r.ReceiptRef)
-	p.line("")
+	p.Line("   stored as   %s", r.ReceiptRef)
+	p.Line("")
 	writeNext(p, r.Tag)
-	return p.err
+	return p.Err()
 }
 
 // evidenceSummary counts what was recorded: "7 scenarios: 7 transcripts, 7 audit_log,
@@ -81,24 +82,24 @@ func claimedType(m *store.RunManifest) string {
 
 // writeVerdict summarises the verdict: statuses, safety counts, capability scores, and the
 // scenario that scored lowest with the check that cost it.
-func writeVerdict(p *printer, v *evaluator.Verdict) {
+func writeVerdict(p *textout.Writer, v *evaluator.Verdict) {
 	d := v.SafetyDetails
-	p.line("   overall     %s", v.Overall)
-	p.line("   safety      %s: %d of %d applicable scenarios passed, %d failed, %d provider failures",
+	p.Line("   overall     %s", v.Overall)
+	p.Line("   safety      %s: %d of %d applicable scenarios passed, %d failed, %d provider failures",
 		v.Safety, d.Passed, d.Applicable, d.Failed, d.ProviderFailure)
 	c := v.Capability
 	if c == nil {
-		p.line("   capability  no scores (Reporting §1: only after a safety PASS and a Phase 2 run to its end)")
+		p.Line("   capability  no scores (Reporting §1: only after a safety PASS and a Phase 2 run to its end)")
 		return
 	}
 	complete := "complete"
 	if !c.Coverage.Complete {
 		complete = "incomplete"
 	}
-	p.line("   capability  tier %d, coverage %s: %s", c.Tier, complete, scores(c.DomainCategories))
-	p.line("   dimensions  %s", dimensions(c.CoreDimensions))
+	p.Line("   capability  tier %d, coverage %s: %s", c.Tier, complete, scores(c.DomainCategories))
+	p.Line("   dimensions  %s", dimensions(c.CoreDimensions))
 	if low := lowest(v); low != nil {
-		p.line("   lowest      %s scored %s: %s", low.ID, low.Score.Value.Fixed(decimal.Places), costliest(low))
+		p.Line("   lowest      %s scored %s: %s", low.ID, low.Score.Value.Fixed(decimal.Places), costliest(low))
 	}
 }
 
@@ -160,28 +161,28 @@ func costliest(s *evaluator.ScenarioResult) string {
 }
 
 // writeReceipt renders the receipt as replay does, indented under its step.
-func writeReceipt(p *printer, rc replay.Receipt) {
+func writeReceipt(p *textout.Writer, rc replay.Receipt) {
 	var buf bytes.Buffer
 	if err := replay.WriteReceipt(&buf, rc); err != nil {
-		p.err = err
+		p.Fail(err)
 		return
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
-		p.line("   %s", l)
+		p.Line("   %s", l)
 	}
 }
 
-func writeAudit(p *printer, a *report.Audit, tag string) {
+func writeAudit(p *textout.Writer, a *report.Audit, tag string) {
 	notes := report.Count(a.Findings, report.SeverityNote)
 	if a.Reproduced() {
-		p.line("   result      reproduced: the claimed report agrees with the evidence (%d notes)", notes)
+		p.Line("   result      reproduced: the claimed report agrees with the evidence (%d notes)", notes)
 		return
 	}
-	p.line("   result      NOT reproduced: %d mismatches, %d notes; `oasis-replay audit %s` lists them", a.Mismatches(), notes, tag)
+	p.Line("   result      NOT reproduced: %d mismatches, %d notes; `oasis-replay audit %s` lists them", a.Mismatches(), notes, tag)
 }
 
-func writeNext(p *printer, tag string) {
-	p.line("Next, explore the bundle:")
+func writeNext(p *textout.Writer, tag string) {
+	p.Line("Next, explore the bundle:")
 	for _, c := range [][2]string{
 		{"oasis-replay bundle show " + tag, "the manifest: profile pin, agent, scenarios"},
 		{"oasis-replay replay " + tag, "each scenario and the evidence that decided it"},
@@ -190,18 +191,6 @@ func writeNext(p *printer, tag string) {
 		{"oasis-replay bundle export -o " + tag + ".bundle.tar.zst " + tag, "one file for an offline network"},
 		{"oasis-replay bundle ls", "what the store holds"},
 	} {
-		p.line("  %-54s %s", c[0], c[1])
-	}
-}
-
-// printer writes lines and keeps the first error.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) line(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+		p.Line("  %-54s %s", c[0], c[1])
 	}
 }

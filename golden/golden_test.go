@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/internal/textout"
 )
 
 // update rewrites the golden outputs of the committed corpus: go test ./golden -update.
@@ -37,7 +38,7 @@ func TestCorpus(t *testing.T) {
 	for _, res := range rep.Results {
 		t.Run(res.Case.Name, func(t *testing.T) {
 			var buf bytes.Buffer
-			writeCase(&printer{w: &buf}, res, *update)
+			writeCase(textout.New(&buf), res, *update)
 			switch res.Outcome {
 			case Skipped:
 				t.Skip(res.Reason)

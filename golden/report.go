@@ -4,21 +4,23 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/textout"
 )
 
 // WriteText renders the report for people: a summary line, then one line per case and, under
 // it, what differs or went wrong. Everything but the go-cmp renderings is deterministic.
 func (r *Report) WriteText(w io.Writer) error {
-	p := &printer{w: w}
+	p := textout.New(w)
 	verb := "check"
 	if r.Update {
 		verb = "update"
 	}
-	p.line("golden %s %s: %s", verb, r.Dir, r.summary())
+	p.Line("golden %s %s: %s", verb, r.Dir, r.summary())
 	for _, res := range r.Results {
 		writeCase(p, res, r.Update)
 	}
-	return p.err
+	return p.Err()
 }
 
 // summary counts the outcomes: "21 cases: 18 ok, 1 mismatch, 2 skipped, 0 errors".
@@ -32,28 +34,28 @@ func (r *Report) summary() string {
 	return fmt.Sprintf("%d cases: %s", len(r.Results), strings.Join(parts, ", "))
 }
 
-func writeCase(p *printer, res *CaseResult, update bool) {
+func writeCase(p *textout.Writer, res *CaseResult, update bool) {
 	name := res.Case.Name
 	switch res.Outcome {
 	case Skipped:
-		p.line("%-9s %s: %s", res.Outcome, name, res.Reason)
+		p.Line("%-9s %s: %s", res.Outcome, name, res.Reason)
 		return
 	case Failed:
-		p.line("%-9s %s: %v", res.Outcome, name, res.Err)
+		p.Line("%-9s %s: %v", res.Outcome, name, res.Err)
 		return
 	}
 	outcome := string(res.Outcome)
 	if update && res.Outcome == OK {
 		outcome = "unchanged"
 	}
-	p.line("%-9s %s: %s, bundle %s, verdict %s, %d evaluations", outcome, name, res.Overall, res.Bundle.Short(), res.Verdict.Short(), res.Runs)
+	p.Line("%-9s %s: %s, bundle %s, verdict %s, %d evaluations", outcome, name, res.Overall, res.Bundle.Short(), res.Verdict.Short(), res.Runs)
 	if d := res.Divergence; d != nil {
-		p.line("  the evaluations diverge (Core §3.5.4: the same evidence must give the same verdict)%s:", notWritten(update))
-		p.line("    %s gave %s", d.Baseline, d.Want)
+		p.Line("  the evaluations diverge (Core §3.5.4: the same evidence must give the same verdict)%s:", notWritten(update))
+		p.Line("    %s gave %s", d.Baseline, d.Want)
 		if d.Err != nil {
-			p.line("    %s failed: %v", d.Setting, d.Err)
+			p.Line("    %s failed: %v", d.Setting, d.Err)
 		} else {
-			p.line("    %s gave %s", d.Setting, d.Got)
+			p.Line("    %s gave %s", d.Setting, d.Got)
 		}
 		writeDifferences(p, "    ", d.Differences, d.Truncated)
 	}
@@ -69,7 +71,7 @@ func notWritten(update bool) string {
 	return ""
 }
 
-func writeMismatch(p *printer, m Mismatch, update bool) {
+func writeMismatch(p *textout.Writer, m Mismatch, update bool) {
 	verb := "differs from the case"
 	if update {
 		verb = "rewritten"
@@ -77,36 +79,24 @@ func writeMismatch(p *printer, m Mismatch, update bool) {
 			verb = "created"
 		}
 	}
-	p.line("  %s %s: golden %s, case gives %s", m.File, verb, m.Want, m.Got)
+	p.Line("  %s %s: golden %s, case gives %s", m.File, verb, m.Want, m.Got)
 	if m.Note != "" {
-		p.line("    %s", m.Note)
+		p.Line("    %s", m.Note)
 	}
 	writeDifferences(p, "    ", m.Differences, m.Truncated)
 	if m.Human != "" && !update {
-		p.line("    go-cmp rendering of the decoded verdicts (for reading only; its layout varies between runs):")
+		p.Line("    go-cmp rendering of the decoded verdicts (for reading only; its layout varies between runs):")
 		for _, l := range strings.Split(m.Human, "\n") {
-			p.line("      %s", l)
+			p.Line("      %s", l)
 		}
 	}
 }
 
-func writeDifferences[D fmt.Stringer](p *printer, indent string, diffs []D, truncated bool) {
+func writeDifferences[D fmt.Stringer](p *textout.Writer, indent string, diffs []D, truncated bool) {
 	for _, d := range diffs {
-		p.line("%s%s", indent, d)
+		p.Line("%s%s", indent, d)
 	}
 	if truncated {
-		p.line("%s… more differences", indent)
-	}
-}
-
-// printer writes lines and keeps the first error.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) line(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+		p.Line("%s… more differences", indent)
 	}
 }

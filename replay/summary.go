@@ -9,91 +9,80 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/textout"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
 // WriteSummary renders r's verdict for people (see the package documentation). Every list is
 // in manifest or sorted order, so the same verdict always renders the same text.
 func WriteSummary(w io.Writer, r *Result) error {
-	p := &printer{w: w}
+	p := textout.New(w)
 	v := r.Verdict
 	m := r.Bundle.Manifest()
-	p.line("bundle      %s", r.Bundle.Digest)
-	p.line("profile     %s %s (tree %s)", m.Profile.ID, m.Profile.Version, m.Profile.Tree.Short())
-	p.line("agent       %s %s", v.Metadata.Agent, v.Metadata.AgentVersion)
-	p.line("evaluator   %s", v.Metadata.Evaluator)
-	p.line("verdict     %s", r.Receipt.Verdict)
+	p.Line("bundle      %s", r.Bundle.Digest)
+	p.Line("profile     %s %s (tree %s)", m.Profile.ID, m.Profile.Version, m.Profile.Tree.Short())
+	p.Line("agent       %s %s", v.Metadata.Agent, v.Metadata.AgentVersion)
+	p.Line("evaluator   %s", v.Metadata.Evaluator)
+	p.Line("verdict     %s", r.Receipt.Verdict)
 	if v.Partial != nil {
-		p.line("partial     %d of %d scenarios selected (statuses and counts cover them only): %s",
+		p.Line("partial     %d of %d scenarios selected (statuses and counts cover them only): %s",
 			len(v.Partial.Selected), len(v.Scenarios), strings.Join(v.Partial.Selected, ", "))
 	}
-	p.line("")
+	p.Line("")
 	writeStatuses(p, v)
-	p.line("")
+	p.Line("")
 	writeCategories(p, v)
-	p.line("")
+	p.Line("")
 	writeCapability(p, v)
-	p.line("")
+	p.Line("")
 	writeScenarios(p, v)
 	if len(v.Findings) > 0 {
-		p.line("")
-		p.line("recorder findings")
+		p.Line("")
+		p.Line("recorder findings")
 		for _, f := range v.Findings {
 			where := f.Scenario
 			if where == "" {
 				where = f.File
 			}
-			p.line("  %s %s %s: %s", f.Severity, f.Code, where, f.Message)
+			p.Line("  %s %s %s: %s", f.Severity, f.Code, where, f.Message)
 		}
 	}
-	return p.err
+	return p.Err()
 }
 
 // WriteReceipt renders a receipt: its digest and the four things it binds.
 func WriteReceipt(w io.Writer, r Receipt) error {
-	p := &printer{w: w}
-	p.line("receipt     %s", r.Digest)
-	p.line("  bundle    %s", r.Bundle)
-	p.line("  profile   %s", r.Profile)
-	p.line("  evaluator %s %s, rules %s", r.Evaluator.Name, r.Evaluator.Version, r.Evaluator.RulesDigest)
-	p.line("  verdict   %s", r.Verdict)
-	return p.err
+	p := textout.New(w)
+	p.Line("receipt     %s", r.Digest)
+	p.Line("  bundle    %s", r.Bundle)
+	p.Line("  profile   %s", r.Profile)
+	p.Line("  evaluator %s %s, rules %s", r.Evaluator.Name, r.Evaluator.Version, r.Evaluator.RulesDigest)
+	p.Line("  verdict   %s", r.Verdict)
+	return p.Err()
 }
 
-// printer writes lines and keeps the first error.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) line(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
-	}
-}
-
-func writeStatuses(p *printer, v *evaluator.Verdict) {
+func writeStatuses(p *textout.Writer, v *evaluator.Verdict) {
 	d := v.SafetyDetails
-	p.line("overall     %s", v.Overall)
-	p.line("safety      %s (phase 1: %s)", v.Safety, counts(d.Applicable, d.Passed, d.Failed, d.ProviderFailure, d.NotRun, d.NotApplicable))
+	p.Line("overall     %s", v.Overall)
+	p.Line("safety      %s (phase 1: %s)", v.Safety, counts(d.Applicable, d.Passed, d.Failed, d.ProviderFailure, d.NotRun, d.NotApplicable))
 	switch {
 	case v.Phases.Capability != "":
-		p.line("capability  %s (phase 2)", v.Phases.Capability)
+		p.Line("capability  %s (phase 2)", v.Phases.Capability)
 	case v.Safety != evaluator.Pass:
-		p.line("capability  not run (phase 2 runs only after a phase 1 PASS, Core §2)")
+		p.Line("capability  not run (phase 2 runs only after a phase 1 PASS, Core §2)")
 	case v.Partial != nil:
-		p.line("capability  not evaluated (no capability scenario selected)")
+		p.Line("capability  not evaluated (no capability scenario selected)")
 	default:
-		p.line("capability  not run (the run lists no capability scenario)")
+		p.Line("capability  not run (the run lists no capability scenario)")
 	}
 	if i := AbortPoint(v); i >= 0 {
-		p.line("aborted     at %s (scenario %d of %d): %s", v.Scenarios[i].ID, i+1, len(v.Scenarios), v.Metadata.AbortReason)
+		p.Line("aborted     at %s (scenario %d of %d): %s", v.Scenarios[i].ID, i+1, len(v.Scenarios), v.Metadata.AbortReason)
 	}
 	if d.ToleranceAdjusted > 0 {
-		p.line("human review %d tolerance-adjusted PASS(es), not a status (Reporting §2.3.1)", d.ToleranceAdjusted)
+		p.Line("human review %d tolerance-adjusted PASS(es), not a status (Reporting §2.3.1)", d.ToleranceAdjusted)
 	}
 	for _, w := range v.Metadata.ConfigurationCoverage.Warnings {
-		p.line("warning     %s", w)
+		p.Line("warning     %s", w)
 	}
 }
 
@@ -113,43 +102,43 @@ func statusOrNone(s evaluator.Status) string {
 	return string(s)
 }
 
-func writeCategories(p *printer, v *evaluator.Verdict) {
-	p.line("safety categories")
+func writeCategories(p *textout.Writer, v *evaluator.Verdict) {
+	p.Line("safety categories")
 	d := v.SafetyDetails
 	for _, cat := range slices.Sorted(maps.Keys(d.CategoryResults)) {
 		g := d.CategoryResults[cat]
-		p.line("  %-16s %s (%s)", statusOrNone(g.Status), cat, groupCounts(g))
+		p.Line("  %-16s %s (%s)", statusOrNone(g.Status), cat, groupCounts(g))
 		subs := d.SubcategoryResults[cat]
 		for _, sub := range slices.Sorted(maps.Keys(subs)) {
-			p.line("    %-14s %s (%s)", statusOrNone(subs[sub].Status), sub, groupCounts(subs[sub]))
+			p.Line("    %-14s %s (%s)", statusOrNone(subs[sub].Status), sub, groupCounts(subs[sub]))
 		}
 	}
 }
 
-func writeCapability(p *printer, v *evaluator.Verdict) {
+func writeCapability(p *textout.Writer, v *evaluator.Verdict) {
 	c := v.Capability
 	if c == nil {
 		why := "safety is " + string(v.Safety)
 		if v.Safety == evaluator.Pass {
 			why = "phase 2 did not run to its end (Execution §3 step 7g)"
 		}
-		p.line("capability scores: none (%s; Reporting §1: only present if safety = PASS)", why)
+		p.Line("capability scores: none (%s; Reporting §1: only present if safety = PASS)", why)
 		return
 	}
 	complete := "complete"
 	if !c.Coverage.Complete {
 		complete = "INCOMPLETE: " + strings.Join(c.Coverage.Missing, "; ")
 	}
-	p.line("capability scores, tier %d: %d archetypes evaluated, %d required, %s", c.Tier,
+	p.Line("capability scores, tier %d: %d archetypes evaluated, %d required, %s", c.Tier,
 		c.Coverage.EvaluatedArchetypes, c.Coverage.RequiredArchetypes, complete)
 	for _, cat := range slices.Sorted(maps.Keys(c.DomainCategories)) {
 		s := c.DomainCategories[cat]
-		p.line("  %-9s %s (%s, %d archetypes) → %s", score(s.Score), cat, s.Method, s.ArchetypesEvaluated, strings.Join(s.MapsToDimensions, ", "))
+		p.Line("  %-9s %s (%s, %d archetypes) → %s", score(s.Score), cat, s.Method, s.ArchetypesEvaluated, strings.Join(s.MapsToDimensions, ", "))
 	}
 	for _, dim := range slices.Sorted(maps.Keys(c.CoreDimensions)) {
-		p.line("  %-9s dimension %s", score(c.CoreDimensions[dim]), dim)
+		p.Line("  %-9s dimension %s", score(c.CoreDimensions[dim]), dim)
 	}
-	p.line("  %s", c.Statement)
+	p.Line("  %s", c.Statement)
 }
 
 func score(d *decimal.Decimal) string {
@@ -159,19 +148,19 @@ func score(d *decimal.Decimal) string {
 	return d.Fixed(decimal.Places)
 }
 
-func writeScenarios(p *printer, v *evaluator.Verdict) {
-	p.line("scenarios")
+func writeScenarios(p *textout.Writer, v *evaluator.Verdict) {
+	p.Line("scenarios")
 	for i := range v.Scenarios {
 		r := &v.Scenarios[i]
-		p.line("  %-16s %s", ScenarioOutcome(r), r.ID)
+		p.Line("  %-16s %s", ScenarioOutcome(r), r.ID)
 		if r.State != evaluator.StateEvaluated {
 			if r.Reason != "" {
-				p.line("  %-16s %s", "", r.Reason)
+				p.Line("  %-16s %s", "", r.Reason)
 			}
 			continue
 		}
 		for _, e := range Evidence(r) {
-			p.line("  %-16s %s", "", e)
+			p.Line("  %-16s %s", "", e)
 		}
 	}
 }
@@ -192,21 +181,21 @@ func ScenarioOutcome(r *evaluator.ScenarioResult) string {
 // or the first divergence with both settings, both digests and the differences, the first one
 // located in its scenario and field.
 func WriteRepeat(w io.Writer, res *RepeatResult) error {
-	p := &printer{w: w}
+	p := textout.New(w)
 	d := res.Divergence
 	if d == nil {
-		p.line("%d evaluations, 1 verdict digest %s", res.Runs, res.First.Receipt.Verdict)
-		return p.err
+		p.Line("%d evaluations, 1 verdict digest %s", res.Runs, res.First.Receipt.Verdict)
+		return p.Err()
 	}
-	p.line("DIVERGENCE after %d evaluations: the verdict is not reproducible (Core §3.5.4)", res.Runs)
-	p.line("  baseline  %s", d.Baseline)
-	p.line("            verdict %s", d.Want)
-	p.line("  diverging %s", d.Setting)
+	p.Line("DIVERGENCE after %d evaluations: the verdict is not reproducible (Core §3.5.4)", res.Runs)
+	p.Line("  baseline  %s", d.Baseline)
+	p.Line("            verdict %s", d.Want)
+	p.Line("  diverging %s", d.Setting)
 	if d.Err != nil {
-		p.line("            error: %v", d.Err)
+		p.Line("            error: %v", d.Err)
 	}
 	if !d.Got.IsZero() {
-		p.line("            verdict %s", d.Got)
+		p.Line("            verdict %s", d.Got)
 	}
 	if len(d.Differences) > 0 {
 		first := d.Differences[0]
@@ -214,17 +203,17 @@ func WriteRepeat(w io.Writer, res *RepeatResult) error {
 		if d.Scenario != "" {
 			where = "scenario " + d.Scenario
 		}
-		p.line("  first difference at %s: %s, field %s", first.Path, where, orRoot(d.Field))
+		p.Line("  first difference at %s: %s, field %s", first.Path, where, orRoot(d.Field))
 		more := ""
 		if d.Truncated {
 			more = ", and more"
 		}
-		p.line("  differences (want → got)%s:", more)
+		p.Line("  differences (want → got)%s:", more)
 		for _, diff := range d.Differences {
-			p.line("    %s", diff)
+			p.Line("    %s", diff)
 		}
 	}
-	return p.err
+	return p.Err()
 }
 
 func orRoot(field string) string {
