@@ -1,0 +1,201 @@
+package doc
+
+import "hash/maphash"
+
+// builder allocates the nodes of one document. Nodes, collections and child slices come from
+// chunks that grow with the document, so a tree of a million values costs a few hundred
+// allocations instead of millions; a small document (one JSON Lines line) gets small chunks.
+// Names are interned: the same member name in every item of an array is one string.
+type builder struct {
+	src   *source
+	lim   Limits
+	count int // values built, against lim.MaxNodes
+
+	nodes   []Node
+	colls   []collection
+	items   []*Node
+	members []Member
+	chunk   int
+
+	names *interner
+}
+
+const (
+	firstChunk = 16
+	lastChunk  = 4096
+)
+
+func newBuilder(src *source, lim Limits, names *interner) builder {
+	if names == nil {
+		names = newInterner()
+	}
+	return builder{src: src, lim: lim, chunk: firstChunk, names: names}
+}
+
+// grow returns the next chunk size.
+func (b *builder) grow() int {
+	n := b.chunk
+	b.chunk = min(b.chunk*2, lastChunk)
+	return n
+}
+
+// node returns a new node of the document under parent. The caller has counted it.
+func (b *builder) node(parent *Node) *Node {
+	if len(b.nodes) == 0 {
+		b.nodes = make([]Node, b.grow())
+	}
+	n := &b.nodes[0]
+	b.nodes = b.nodes[1:]
+	n.parent = parent
+	return n
+}
+
+func (b *builder) collection() *collection {
+	if len(b.colls) == 0 {
+		b.colls = make([]collection, max(b.chunk/4, firstChunk))
+	}
+	c := &b.colls[0]
+	b.colls = b.colls[1:]
+	c.src = b.src
+	return c
+}
+
+// root gives a root without children the collection through which it finds its source.
+func (b *builder) root(n *Node) *Node {
+	if n != nil && n.coll == nil {
+		n.coll = b.collection()
+	}
+	return n
+}
+
+// itemSlice copies the items of an array out of the parser's stack.
+func (b *builder) itemSlice(from []*Node) []*Node {
+	n := len(from)
+	if n > len(b.items) {
+		if n > lastChunk/4 {
+			return append([]*Node(nil), from...)
+		}
+		b.items = make([]*Node, max(b.grow(), n))
+	}
+	out := b.items[:n:n]
+	copy(out, from)
+	b.items = b.items[n:]
+	return out
+}
+
+// memberSlice copies the members of an object out of the parser's stack.
+func (b *builder) memberSlice(from []Member) []Member {
+	n := len(from)
+	if n > len(b.members) {
+		if n > lastChunk/4 {
+			return append([]Member(nil), from...)
+		}
+		b.members = make([]Member, max(b.grow()/2, n))
+	}
+	out := b.members[:n:n]
+	copy(out, from)
+	b.members = b.members[n:]
+	return out
+}
+
+// interner shares the strings of repeated member names: a direct-mapped cache of recent
+// names, so the same name in every item of an array is one string. It is only looked up by
+// hash, never iterated, so no order of any kind reaches a tree.
+type interner struct {
+	slots [internSlots]string
+}
+
+const (
+	internSlots    = 512
+	maxInternBytes = 32
+)
+
+func newInterner() *interner { return new(interner) }
+
+// name returns b as a string, the cached one when an equal name was seen last in its slot.
+func (in *interner) name(b []byte) string {
+	if len(b) > maxInternBytes {
+		return string(b)
+	}
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &in.slots[h%internSlots]
+	if *slot == string(b) { // comparing with a conversion does not allocate
+		return *slot
+	}
+	*slot = string(b)
+	return *slot
+}
+
+// nameIndex finds the members of a large object by name in constant time: an open-addressing
+// table of positions (plus one; 0 is an empty slot), kept at most half full. Names are hashed
+// with a per-process random seed (hash/maphash), so crafted names cannot make lookups slow;
+// the table is only probed, never iterated, so nothing depends on its layout. It costs 8 to 16
+// bytes a member, against 30 to 60 for a Go map.
+type nameIndex struct {
+	slots []int32
+}
+
+var nameSeed = maphash.MakeSeed()
+
+// find returns the position of key in members, which x indexes.
+func (x *nameIndex) find(members []Member, key string) (int, bool) {
+	mask := uint64(len(x.slots) - 1)
+	for h := maphash.String(nameSeed, key) & mask; ; h = (h + 1) & mask {
+		s := x.slots[h]
+		if s == 0 {
+			return 0, false
+		}
+		if members[s-1].Key == key {
+			return int(s - 1), true
+		}
+	}
+}
+
+func (x *nameIndex) insert(members []Member, i int) {
+	mask := uint64(len(x.slots) - 1)
+	for h := maphash.String(nameSeed, members[i].Key) & mask; ; h = (h + 1) & mask {
+		if x.slots[h] == 0 {
+			x.slots[h] = int32(i + 1)
+			return
+		}
+	}
+}
+
+// findMember returns the position of key in members: through x when there is one, by a linear
+// search otherwise.
+func findMember(x *nameIndex, members []Member, key string) (int, bool) {
+	if x != nil {
+		return x.find(members, key)
+	}
+	for i := range members {
+		if members[i].Key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// indexAppended updates x after a member was appended to members: nothing while the object is
+// small, a new table once it is not, a larger one when it is half full.
+func indexAppended(x *nameIndex, members []Member) *nameIndex {
+	n := len(members)
+	switch {
+	case x == nil && n <= smallObject:
+		return nil
+	case x != nil && 2*n <= len(x.slots):
+		x.insert(members, n-1)
+		return x
+	}
+	size := 64
+	for size < 4*n {
+		size *= 2
+	}
+	x = &nameIndex{slots: make([]int32, size)}
+	for i := range members {
+		x.insert(members, i)
+	}
+	return x
+}
