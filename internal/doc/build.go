@@ -130,45 +130,47 @@ func (in *interner) name(b []byte) string {
 }
 
 // nameIndex finds the members of a large object by name in constant time: an open-addressing
-// table of positions (plus one; 0 is an empty slot), kept at most half full. Names are hashed
-// with a per-process random seed (hash/maphash), so crafted names cannot make lookups slow;
-// the table is only probed, never iterated, so nothing depends on its layout. It costs 8 to 16
-// bytes a member, against 30 to 60 for a Go map.
+// table kept at most half full, each slot holding a member's position (plus one; 0 is empty) and
+// 32 bits of its name's hash, so that a probe rarely reads a name it does not want. Names are
+// hashed with a per-process random seed (hash/maphash), so crafted names cannot make lookups
+// slow; the table is only probed, never iterated, so nothing depends on its layout.
 type nameIndex struct {
-	slots []int32
+	slots []nameSlot
+}
+
+type nameSlot struct {
+	pos  int32 // position + 1
+	hash uint32
 }
 
 var nameSeed = maphash.MakeSeed()
 
-// find returns the position of key in members, which x indexes.
-func (x *nameIndex) find(members []Member, key string) (int, bool) {
+// probe returns the position of key in members, which x indexes, or the slot where it would go.
+func (x *nameIndex) probe(members []Member, key string) (pos int, found bool, slot int) {
+	h := maphash.String(nameSeed, key)
 	mask := uint64(len(x.slots) - 1)
-	for h := maphash.String(nameSeed, key) & mask; ; h = (h + 1) & mask {
-		s := x.slots[h]
-		if s == 0 {
-			return 0, false
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := x.slots[i]
+		if s.pos == 0 {
+			return 0, false, int(i)
 		}
-		if members[s-1].Key == key {
-			return int(s - 1), true
+		if s.hash == uint32(h>>32) && members[s.pos-1].Key == key {
+			return int(s.pos - 1), true, int(i)
 		}
 	}
 }
 
 func (x *nameIndex) insert(members []Member, i int) {
-	mask := uint64(len(x.slots) - 1)
-	for h := maphash.String(nameSeed, members[i].Key) & mask; ; h = (h + 1) & mask {
-		if x.slots[h] == 0 {
-			x.slots[h] = int32(i + 1)
-			return
-		}
-	}
+	_, _, slot := x.probe(members, members[i].Key)
+	x.slots[slot] = nameSlot{pos: int32(i + 1), hash: uint32(maphash.String(nameSeed, members[i].Key) >> 32)}
 }
 
 // findMember returns the position of key in members: through x when there is one, by a linear
 // search otherwise.
 func findMember(x *nameIndex, members []Member, key string) (int, bool) {
 	if x != nil {
-		return x.find(members, key)
+		pos, found, _ := x.probe(members, key)
+		return pos, found
 	}
 	for i := range members {
 		if members[i].Key == key {
@@ -193,7 +195,7 @@ func indexAppended(x *nameIndex, members []Member) *nameIndex {
 	for size < 4*n {
 		size *= 2
 	}
-	x = &nameIndex{slots: make([]int32, size)}
+	x = &nameIndex{slots: make([]nameSlot, size)}
 	for i := range members {
 		x.insert(members, i)
 	}

@@ -256,8 +256,8 @@ type LeafOptions struct {
 }
 
 // Leaves flattens a tree into its leaves in Diff's order (names in byte order, indices as
-// numbers): scalars, and empty arrays and objects, which hold no leaf but are values. So two
-// trees are Equal exactly when their leaves have the same pointers and Equal values.
+// numbers): scalars, and empty arrays and objects, which hold no leaf but are values. Equal
+// trees have the same leaves (the same pointers, Equal values).
 func Leaves(n *Node, opts LeafOptions) []Leaf {
 	var out []Leaf
 	var path Path

@@ -7,15 +7,16 @@ import "fmt"
 //
 //	doc.ParseJSON(name, data, doc.Limits{MaxBytes: 1 << 30, MaxNodes: 50_000_000})
 //
-// A negative field is refused as a programming error. Every violation is an *Error wrapping
+// A negative field is a programming error (it panics). There is no "unlimited": a reader that
+// trusts its input sets a large value. Every violation is an *Error wrapping
 // ErrLimit whose message names the limit (its field name) and its value, with the file, the
 // position and the path where it was exceeded.
 type Limits struct {
 	// MaxBytes bounds the input: a whole JSON document, a whole YAML stream, or one line of a
 	// JSON Lines file.
 	MaxBytes int64
-	// MaxDepth bounds the nesting of arrays and objects. The root value is at depth 0; the
-	// members of the root object are at depth 1.
+	// MaxDepth bounds how deeply arrays and objects nest: [] and {"a": 1} nest 1 deep,
+	// [[]] and {"a": {}} 2 deep.
 	MaxDepth int
 	// MaxKeyBytes bounds an object member name, in bytes after unescaping.
 	MaxKeyBytes int

@@ -131,10 +131,10 @@ func (n *Node) source() *source {
 		return nil
 	case n.coll != nil:
 		return n.coll.src
-	case n.parent != nil:
+	case n.parent != nil && n.parent.coll != nil:
 		return n.parent.coll.src
 	}
-	return nil
+	return nil // a node of a tree still being built
 }
 
 // Kind returns the kind of n; the zero Kind for a nil node.

@@ -274,36 +274,40 @@ var yamlFloatForm = regexp.MustCompile(`^([-+]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([
 // "1." 1. A literal already in JSON grammar is kept as written. Infinities and NaN have no
 // exact decimal value and are refused.
 func yamlNumber(tag, v string) (string, error) {
-	if isJSONNumber(v) {
-		return v, nil
-	}
 	plain := strings.ReplaceAll(v, "_", "")
+	switch {
+	case isJSONNumber(v) && (tag == "!!float" || !strings.ContainsAny(v, ".eE")):
+		return v, nil
+	case tag == "!!int":
+		if lit, ok := yamlInteger(plain); ok {
+			return lit, nil
+		}
+		return "", fmt.Errorf("!!int %q is not an integer", v)
+	}
+	switch strings.ToLower(strings.TrimLeft(plain, "+-")) {
+	case ".inf", ".nan":
+		return "", fmt.Errorf("%s is not a finite number; the model holds exact decimals only", v)
+	}
+	if m := yamlFloatForm.FindStringSubmatch(plain); m != nil && m[2]+m[3] != "" {
+		lit := strings.TrimLeft(m[2], "0")
+		if lit == "" {
+			lit = "0"
+		}
+		if m[1] == "-" {
+			lit = "-" + lit
+		}
+		if m[3] != "" {
+			lit += "." + m[3]
+		}
+		if m[4] != "" {
+			lit += "e" + m[4]
+		}
+		return lit, nil
+	}
 	if lit, ok := yamlInteger(plain); ok {
 		return lit, nil
 	}
-	if tag == "!!float" {
-		switch strings.ToLower(strings.TrimLeft(plain, "+-")) {
-		case ".inf", ".nan":
-			return "", fmt.Errorf("%s is not a finite number; the model holds exact decimals only", v)
-		}
-		if m := yamlFloatForm.FindStringSubmatch(plain); m != nil && m[2]+m[3] != "" {
-			lit := strings.TrimLeft(m[2], "0")
-			if lit == "" {
-				lit = "0"
-			}
-			if m[1] == "-" {
-				lit = "-" + lit
-			}
-			if m[3] != "" {
-				lit += "." + m[3]
-			}
-			if m[4] != "" {
-				lit += "e" + m[4]
-			}
-			return lit, nil
-		}
-	}
-	return "", fmt.Errorf("%s %q is not a number", tag, v)
+	return "", fmt.Errorf("!!float %q is not a number", v)
 }
 
 // yamlInteger reads the integer forms yaml.v3 accepts: Go integer literals with a base prefix
@@ -500,8 +504,8 @@ func (m *mappingBuild) open() []Member { return m.c.members[m.mark:] }
 func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
 	c := m.c
 	if i, dup := m.find(key); dup {
-		first := m.open()[i]
-		return duplicateError(c.pos(k), c.path.Key(key), key, first.KeyPos())
+		src := c.b.src
+		return duplicateError(c.pos(k), c.path.Key(key), key, src.pos(src.keyOffset(m.open()[i].Value)))
 	}
 	c.path = append(c.path, Step{Key: key})
 	val, err := c.convert(v, m.n, depth)
@@ -528,16 +532,15 @@ func (m *mappingBuild) merge(v *yaml.Node, depth int) error {
 	if target := resolveAlias(v); target != nil && target.Kind == yaml.SequenceNode {
 		sources = target.Content
 	}
+	c.path = append(c.path, Step{Key: "<<"})
 	for _, s := range sources {
 		if t := resolveAlias(s); t == nil || t.Kind != yaml.MappingNode {
 			return c.errorf(s, ErrType, "a merge key (<<) must name a mapping or a list of mappings")
 		}
-		c.path = append(c.path, Step{Key: "<<"})
 		merged, err := c.convert(s, m.n, depth-1)
 		if err != nil {
 			return err
 		}
-		c.path = c.path[:len(c.path)-1]
 		for _, mem := range merged.Members() {
 			if _, dup := m.find(mem.Key); dup || m.explicit[mem.Key] {
 				continue
@@ -546,6 +549,7 @@ func (m *mappingBuild) merge(v *yaml.Node, depth int) error {
 			m.append(mem)
 		}
 	}
+	c.path = c.path[:len(c.path)-1]
 	return nil
 }
 
