@@ -3,21 +3,33 @@ package doc
 import "hash/maphash"
 
 // builder allocates the nodes of one document. Nodes, collections and child slices come from
-// chunks that grow with the document, so a tree of a million values costs a few hundred
-// allocations instead of millions; a small document (one JSON Lines line) gets small chunks.
-// Names are interned: the same member name in every item of an array is one string.
+// chunks (arenas) that grow with the document, so a tree of a million values costs a few hundred
+// allocations instead of millions. Each arena starts at the size of a hint and doubles up to
+// lastChunk: a JSON Lines reader passes the sizes the previous line used, so that a log of
+// lines of one shape costs one chunk of each kind a line. Names are interned: the same member
+// name in every item of an array is one string.
 type builder struct {
 	src   *source
 	lim   Limits
 	count int // values built, against lim.MaxNodes
 
-	nodes   []Node
-	colls   []collection
-	items   []*Node
-	members []Member
-	chunk   int
+	nodes   arena[Node]
+	colls   arena[collection]
+	items   arena[*Node]
+	members arena[Member]
+
+	// The children of the arrays and objects being built, innermost last.
+	itemStack   []*Node
+	memberStack []Member
 
 	names *interner
+}
+
+// arena hands out parts of a chunk.
+type arena[T any] struct {
+	free []T
+	next int // the size of the next chunk
+	used int // how many were handed out: the hint for a document like this one
 }
 
 const (
@@ -25,37 +37,48 @@ const (
 	lastChunk  = 4096
 )
 
-func newBuilder(src *source, lim Limits, names *interner) builder {
+// sizes are the arena hints of a builder.
+type sizes struct{ nodes, colls, items, members int }
+
+func newBuilder(src *source, lim Limits, names *interner, hint sizes) builder {
 	if names == nil {
 		names = newInterner()
 	}
-	return builder{src: src, lim: lim, chunk: firstChunk, names: names}
+	chunk := func(n int) int { return min(max(n, firstChunk), lastChunk) }
+	return builder{src: src, lim: lim, names: names,
+		nodes: arena[Node]{next: chunk(hint.nodes)}, colls: arena[collection]{next: chunk(hint.colls)},
+		items: arena[*Node]{next: chunk(hint.items)}, members: arena[Member]{next: chunk(hint.members)}}
 }
 
-// grow returns the next chunk size.
-func (b *builder) grow() int {
-	n := b.chunk
-	b.chunk = min(b.chunk*2, lastChunk)
-	return n
+// used returns what the document took, as hints for the next one.
+func (b *builder) used() sizes {
+	return sizes{nodes: b.nodes.used, colls: b.colls.used, items: b.items.used, members: b.members.used}
+}
+
+// take returns n zeroed elements (a large request gets an allocation of its own).
+func (a *arena[T]) take(n int) []T {
+	a.used += n
+	if n > len(a.free) {
+		if n > lastChunk/4 {
+			return make([]T, n)
+		}
+		a.free = make([]T, max(a.next, n))
+		a.next = min(a.next*2, lastChunk)
+	}
+	out := a.free[:n:n]
+	a.free = a.free[n:]
+	return out
 }
 
 // node returns a new node of the document under parent. The caller has counted it.
 func (b *builder) node(parent *Node) *Node {
-	if len(b.nodes) == 0 {
-		b.nodes = make([]Node, b.grow())
-	}
-	n := &b.nodes[0]
-	b.nodes = b.nodes[1:]
+	n := &b.nodes.take(1)[0]
 	n.parent = parent
 	return n
 }
 
 func (b *builder) collection() *collection {
-	if len(b.colls) == 0 {
-		b.colls = make([]collection, max(b.chunk/4, firstChunk))
-	}
-	c := &b.colls[0]
-	b.colls = b.colls[1:]
+	c := &b.colls.take(1)[0]
 	c.src = b.src
 	return c
 }
@@ -68,34 +91,28 @@ func (b *builder) root(n *Node) *Node {
 	return n
 }
 
-// itemSlice copies the items of an array out of the parser's stack.
-func (b *builder) itemSlice(from []*Node) []*Node {
-	n := len(from)
-	if n > len(b.items) {
-		if n > lastChunk/4 {
-			return append([]*Node(nil), from...)
-		}
-		b.items = make([]*Node, max(b.grow(), n))
-	}
-	out := b.items[:n:n]
-	copy(out, from)
-	b.items = b.items[n:]
-	return out
+// closeArray gives the array n the items pushed on itemStack since mark, and pops them.
+func (b *builder) closeArray(n *Node, mark int) {
+	from := b.itemStack[mark:]
+	coll := b.collection()
+	coll.items = b.items.take(len(from))
+	copy(coll.items, from)
+	n.coll = coll
+	clear(from)
+	b.itemStack = b.itemStack[:mark]
 }
 
-// memberSlice copies the members of an object out of the parser's stack.
-func (b *builder) memberSlice(from []Member) []Member {
-	n := len(from)
-	if n > len(b.members) {
-		if n > lastChunk/4 {
-			return append([]Member(nil), from...)
-		}
-		b.members = make([]Member, max(b.grow()/2, n))
-	}
-	out := b.members[:n:n]
-	copy(out, from)
-	b.members = b.members[n:]
-	return out
+// closeObject gives the object n the members pushed on memberStack since mark, and their
+// index, and pops them.
+func (b *builder) closeObject(n *Node, mark int, index *nameIndex) {
+	from := b.memberStack[mark:]
+	coll := b.collection()
+	coll.members = b.members.take(len(from))
+	copy(coll.members, from)
+	coll.index = index
+	n.coll = coll
+	clear(from)
+	b.memberStack = b.memberStack[:mark]
 }
 
 // interner shares the strings of repeated member names: a direct-mapped cache of recent

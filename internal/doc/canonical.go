@@ -1,6 +1,7 @@
 package doc
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -16,7 +17,7 @@ func Canonical(n *Node) ([]byte, error) { return AppendCanonical(nil, n) }
 
 // AppendCanonical appends the canonical form of n to dst.
 func AppendCanonical(dst []byte, n *Node) ([]byte, error) {
-	e := encoder{order: utf16Order, canonicalNumbers: true}
+	e := encoder{sorter: memberSorter{order: utf16Order}, canonicalNumbers: true}
 	out := e.value(dst, n)
 	if e.err != nil {
 		return dst, e.err
@@ -35,7 +36,7 @@ func (n *Node) Compact() []byte {
 	if src := n.source(); src != nil && src.data != nil {
 		return compactSource(nil, src.data[n.off-src.base:])
 	}
-	e := encoder{order: documentOrder}
+	e := encoder{}
 	return e.value(nil, n)
 }
 
@@ -130,14 +131,14 @@ func CompareKeys(a, b string) int {
 		i++
 	}
 	if i == n {
-		return cmpInt(len(a), len(b))
+		return cmp.Compare(len(a), len(b))
 	}
 	for i > 0 && !utf8.RuneStart(a[i]) { // back to the first byte of the differing characters
 		i--
 	}
 	ra, _ := utf8.DecodeRuneInString(a[i:])
 	rb, _ := utf8.DecodeRuneInString(b[i:])
-	return cmpInt(int(utf16First(ra)), int(utf16First(rb)))
+	return cmp.Compare(utf16First(ra), utf16First(rb))
 }
 
 // utf16First returns the first UTF-16 code unit of r. Two different characters with the same
@@ -147,16 +148,6 @@ func utf16First(r rune) rune {
 		return 0xD800 + (r-0x10000)>>10
 	}
 	return r
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 type keyOrder uint8
@@ -169,7 +160,7 @@ const (
 
 // encoder writes a tree as JSON.
 type encoder struct {
-	order            keyOrder
+	sorter           memberSorter
 	canonicalNumbers bool
 	// limit, when positive, stops writing once the output holds that many bytes.
 	limit int
@@ -205,7 +196,8 @@ func (e *encoder) value(dst []byte, n *Node) []byte {
 		return append(dst, ']')
 	case Object:
 		dst = append(dst, '{')
-		for i, m := range sortedMembers(n.Members(), e.order) {
+		members, mark := e.sorter.sorted(n.Members())
+		for i, m := range members {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -213,27 +205,44 @@ func (e *encoder) value(dst []byte, n *Node) []byte {
 			dst = append(dst, ':')
 			dst = e.value(dst, m.Value)
 		}
+		e.sorter.release(mark)
 		return append(dst, '}')
 	}
 	return append(dst, "null"...)
 }
 
-// sortedMembers returns the members in the order asked for: the tree's own slice when they
-// already are (the common case for canonical input), a sorted copy otherwise.
-func sortedMembers(ms []Member, order keyOrder) []Member {
-	var cmp func(a, b string) int
-	switch order {
+// memberSorter puts members in the order asked for without allocating per object: sorted
+// copies live on a stack, as deep as the walk, that is reused. Members already in order (the
+// common case for canonical input) are used in place.
+type memberSorter struct {
+	order keyOrder
+	stack []Member
+}
+
+// sorted returns ms in order; the caller passes mark to release once done with the result.
+// Results of nested calls stay valid until released, in the reverse order.
+func (s *memberSorter) sorted(ms []Member) (sorted []Member, mark int) {
+	mark = len(s.stack)
+	var compare func(a, b string) int
+	switch s.order {
 	case byteOrder:
-		cmp = strings.Compare
+		compare = strings.Compare
 	case utf16Order:
-		cmp = CompareKeys
+		compare = CompareKeys
 	default:
-		return ms
+		return ms, mark
 	}
-	if slices.IsSortedFunc(ms, func(a, b Member) int { return cmp(a.Key, b.Key) }) {
-		return ms
+	byKey := func(a, b Member) int { return compare(a.Key, b.Key) }
+	if slices.IsSortedFunc(ms, byKey) {
+		return ms, mark
 	}
-	sorted := slices.Clone(ms)
-	slices.SortFunc(sorted, func(a, b Member) int { return cmp(a.Key, b.Key) })
-	return sorted
+	s.stack = append(s.stack, ms...)
+	sorted = s.stack[mark:len(s.stack):len(s.stack)]
+	slices.SortFunc(sorted, byKey)
+	return sorted, mark
+}
+
+func (s *memberSorter) release(mark int) {
+	clear(s.stack[mark:])
+	s.stack = s.stack[:mark]
 }

@@ -364,6 +364,9 @@ func (info *structInfo) collect(t reflect.Type, prefix []int) {
 			}
 			continue
 		case f.Anonymous && tag == "" && indirect(f.Type).Kind() == reflect.Struct:
+			if !f.IsExported() && f.Type.Kind() == reflect.Pointer {
+				continue // reflect cannot allocate it
+			}
 			f.Index = index
 			embedded = append(embedded, f)
 			continue

@@ -128,7 +128,7 @@ const (
 // rendering longer than MaxValueBytes is cut on a character boundary and ends with "…" (it is
 // then for reading, no longer JSON).
 func Diff(a, b *Node, opts DiffOptions) (diffs []Difference, truncated bool) {
-	w := differ{limit: opts.MaxDifferences, valueBytes: opts.MaxValueBytes}
+	w := differ{limit: opts.MaxDifferences, valueBytes: opts.MaxValueBytes, sorter: memberSorter{order: byteOrder}}
 	if w.limit <= 0 {
 		w.limit = DefaultMaxDifferences
 	}
@@ -141,6 +141,7 @@ func Diff(a, b *Node, opts DiffOptions) (diffs []Difference, truncated bool) {
 
 type differ struct {
 	limit, valueBytes int
+	sorter            memberSorter
 	path              Path
 	out               []Difference
 	truncated         bool
@@ -178,7 +179,9 @@ func (w *differ) compare(a, b *Node) bool {
 }
 
 func (w *differ) objects(a, b *Node) bool {
-	am, bm := sortedMembers(a.Members(), byteOrder), sortedMembers(b.Members(), byteOrder)
+	am, mark := w.sorter.sorted(a.Members())
+	bm, _ := w.sorter.sorted(b.Members())
+	defer w.sorter.release(mark)
 	i, j := 0, 0
 	for i < len(am) || j < len(bm) {
 		var key string
@@ -230,7 +233,7 @@ func (w *differ) render(n *Node) string {
 	if n == nil {
 		return Absent
 	}
-	e := encoder{order: byteOrder, limit: w.valueBytes + 1}
+	e := encoder{sorter: memberSorter{order: byteOrder}, limit: w.valueBytes + 1}
 	s := e.value(nil, n)
 	if len(s) <= w.valueBytes {
 		return string(s)
@@ -261,6 +264,7 @@ type LeafOptions struct {
 func Leaves(n *Node, opts LeafOptions) []Leaf {
 	var out []Leaf
 	var path Path
+	sorter := memberSorter{order: byteOrder}
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		switch {
@@ -273,11 +277,13 @@ func Leaves(n *Node, opts LeafOptions) []Leaf {
 				path = path[:len(path)-1]
 			}
 		default:
-			for _, m := range sortedMembers(n.Members(), byteOrder) {
+			members, mark := sorter.sorted(n.Members())
+			for _, m := range members {
 				path = append(path, Step{Key: m.Key})
 				walk(m.Value)
 				path = path[:len(path)-1]
 			}
+			sorter.release(mark)
 		}
 	}
 	if n != nil {

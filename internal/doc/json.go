@@ -23,7 +23,8 @@ func ParseJSON(name string, data []byte, lim Limits) (*Node, error) {
 		return nil, limitError(Pos{File: name, Offset: -1}, nil, "MaxBytes", l.MaxBytes, "the document has %d bytes", len(data))
 	}
 	src := &source{name: name, data: data, line0: 1, bom: bytes.HasPrefix(data, []byte("\xEF\xBB\xBF"))}
-	p := newJSONParser(src, l, nil)
+	p := &jsonParser{}
+	p.reset(src, l, nil, sizes{})
 	if src.bom {
 		p.pos = 3
 	}
@@ -53,13 +54,15 @@ type jsonParser struct {
 	pos  int
 	base int64
 
-	items   []*Node  // the items of the arrays being parsed
-	members []Member // the members of the objects being parsed
-	path    Path     // the steps to the value being parsed, for errors
+	path Path // the steps to the value being parsed, for errors
 }
 
-func newJSONParser(src *source, lim Limits, names *interner) *jsonParser {
-	return &jsonParser{b: newBuilder(src, lim, names), data: src.data, base: src.base}
+// reset prepares p for the document src, keeping the capacity of its stacks.
+func (p *jsonParser) reset(src *source, lim Limits, names *interner, hint sizes) {
+	items, members := p.b.itemStack[:0], p.b.memberStack[:0]
+	p.b = newBuilder(src, lim, names, hint)
+	p.b.itemStack, p.b.memberStack = items, members
+	p.data, p.pos, p.base, p.path = src.data, 0, src.base, p.path[:0]
 }
 
 func (p *jsonParser) document() (*Node, error) {
@@ -133,16 +136,16 @@ func (p *jsonParser) array(n *Node, depth int) error {
 		p.pos++
 		return nil
 	}
-	mark := len(p.items)
+	mark := len(p.b.itemStack)
 	for {
-		p.path = append(p.path, Step{Index: len(p.items) - mark, IsIndex: true})
+		p.path = append(p.path, Step{Index: len(p.b.itemStack) - mark, IsIndex: true})
 		p.skipSpace()
 		item, err := p.value(n, depth)
 		if err != nil {
 			return err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.items = append(p.items, item)
+		p.b.itemStack = append(p.b.itemStack, item)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return p.eof("',' or ']'")
@@ -157,11 +160,7 @@ func (p *jsonParser) array(n *Node, depth int) error {
 			return p.syntaxf("unexpected %s after an array item, want ',' or ']'", p.describe())
 		}
 	}
-	coll := p.b.collection()
-	coll.items = p.b.itemSlice(p.items[mark:])
-	n.coll = coll
-	clear(p.items[mark:])
-	p.items = p.items[:mark]
+	p.b.closeArray(n, mark)
 	return nil
 }
 
@@ -176,7 +175,7 @@ func (p *jsonParser) object(n *Node, depth int) error {
 		p.pos++
 		return nil
 	}
-	mark := len(p.members)
+	mark := len(p.b.memberStack)
 	var index *nameIndex
 	for {
 		p.skipSpace()
@@ -193,8 +192,8 @@ func (p *jsonParser) object(n *Node, depth int) error {
 			return err
 		}
 		m.Key = key
-		if first, dup := findMember(index, p.members[mark:], key); dup {
-			return p.duplicate(&p.members[mark+first], key, keyOff)
+		if first, dup := findMember(index, p.b.memberStack[mark:], key); dup {
+			return p.duplicate(&p.b.memberStack[mark+first], key, keyOff)
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -210,8 +209,8 @@ func (p *jsonParser) object(n *Node, depth int) error {
 			return err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.members = append(p.members, m)
-		index = indexAppended(index, p.members[mark:])
+		p.b.memberStack = append(p.b.memberStack, m)
+		index = indexAppended(index, p.b.memberStack[mark:])
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return p.eof("',' or '}'")
@@ -226,12 +225,7 @@ func (p *jsonParser) object(n *Node, depth int) error {
 			return p.syntaxf("unexpected %s after an object member, want ',' or '}'", p.describe())
 		}
 	}
-	coll := p.b.collection()
-	coll.members = p.b.memberSlice(p.members[mark:])
-	coll.index = index
-	n.coll = coll
-	clear(p.members[mark:])
-	p.members = p.members[:mark]
+	p.b.closeObject(n, mark, index)
 	return nil
 }
 

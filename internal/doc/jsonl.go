@@ -35,6 +35,8 @@ type Lines struct {
 	off   int64 // offset of the next line
 	names *interner
 	err   error // a read error, returned again by every later call
+	// parser is reused line after line, sizing each tree's arenas from the previous line's.
+	parser jsonParser
 }
 
 // NewLines returns a reader of the JSON Lines file r, named name in errors.
@@ -64,7 +66,8 @@ func (l *Lines) Next() (*Node, error) {
 			continue
 		}
 		src := &source{name: l.name, data: text, base: start, line0: l.line}
-		p := newJSONParser(src, l.lim, l.names)
+		p := &l.parser
+		p.reset(src, l.lim, l.names, p.b.used())
 		n, err := p.document()
 		if err != nil && !complete {
 			err = truncated(err, start+int64(len(text)))

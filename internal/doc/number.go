@@ -1,6 +1,7 @@
 package doc
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"strconv"
@@ -191,17 +192,6 @@ func abs64(v int64) int64 {
 	return v
 }
 
-// isInteger reports whether the value is an integer.
-func (x number) isInteger() bool {
-	if x.n == 0 {
-		return true
-	}
-	if x.bigExp != nil {
-		return x.bigExp.Sign() >= 0
-	}
-	return x.exp >= 0
-}
-
 // appendCanonicalNumber appends the RFC 8785 §3.2.2.3 form of a literal: the ECMAScript
 // Number.prototype.toString of the nearest IEEE double. The literal must denote exactly the
 // value that form denotes: a number a double cannot hold (12345678901234567891, 0.1000000000000000001,
@@ -216,7 +206,7 @@ func appendCanonicalNumber(dst []byte, lit string) ([]byte, bool) {
 	}
 	start := len(dst)
 	dst = appendES6(dst, f)
-	if !parseNumber(lit).equal(parseNumber(string(dst[start:]))) {
+	if out := dst[start:]; string(out) != lit && !parseNumber(lit).equal(parseNumber(string(out))) {
 		return dst[:start], false
 	}
 	return dst, true
@@ -248,11 +238,17 @@ func appendES6(dst []byte, f float64) []byte {
 		dst = append(dst, '-')
 		f = -f
 	}
-	var buf [32]byte
+	var buf, digitBuf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d.ddde±xx
-	at := strings.IndexByte(string(e), 'e')
-	exp, _ := strconv.Atoi(string(e[at+1:]))
-	digits := make([]byte, 0, 20)
+	at := bytes.IndexByte(e, 'e')
+	exp := 0
+	for _, c := range e[at+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[at+1] == '-' {
+		exp = -exp
+	}
+	digits := digitBuf[:0]
 	for _, c := range e[:at] {
 		if c != '.' {
 			digits = append(digits, c)

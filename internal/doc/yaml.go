@@ -40,7 +40,7 @@ func parseYAML(name string, data []byte, lim Limits, single bool) ([]*Node, erro
 		return nil, limitError(whole, nil, "MaxNodes", int64(l.MaxNodes),
 			"the YAML text may hold up to %d values (a bound counted before parsing, which yaml.v3 needs about 250 bytes a value for)", bound)
 	}
-	c := &yamlConverter{b: newBuilder(&source{name: name, yamlKeys: map[*Node]int64{}}, l, nil)}
+	c := &yamlConverter{b: newBuilder(&source{name: name, yamlKeys: map[*Node]int64{}}, l, nil, sizes{})}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*Node
 	for {
@@ -135,8 +135,6 @@ func yamlValueBound(data []byte) int {
 // yamlConverter turns yaml.v3 nodes into the model, expanding aliases within the limits.
 type yamlConverter struct {
 	b          builder
-	members    []Member
-	items      []*Node
 	path       Path
 	inAlias    int // > 0 while expanding an alias
 	aliasNodes int
@@ -377,7 +375,7 @@ func (c *yamlConverter) sequence(n *Node, y *yaml.Node, depth int) error {
 	if len(y.Content) == 0 {
 		return nil
 	}
-	mark := len(c.items)
+	mark := len(c.b.itemStack)
 	for i, item := range y.Content {
 		c.path = append(c.path, Step{Index: i, IsIndex: true})
 		v, err := c.convert(item, n, depth)
@@ -385,13 +383,9 @@ func (c *yamlConverter) sequence(n *Node, y *yaml.Node, depth int) error {
 			return err
 		}
 		c.path = c.path[:len(c.path)-1]
-		c.items = append(c.items, v)
+		c.b.itemStack = append(c.b.itemStack, v)
 	}
-	coll := c.b.collection()
-	coll.items = c.b.itemSlice(c.items[mark:])
-	n.coll = coll
-	clear(c.items[mark:])
-	c.items = c.items[:mark]
+	c.b.closeArray(n, mark)
 	return nil
 }
 
@@ -407,7 +401,7 @@ func (c *yamlConverter) mapping(n *Node, y *yaml.Node, depth int) error {
 		return nil
 	}
 	explicit := c.explicitNames(y)
-	m := mappingBuild{c: c, n: n, mark: len(c.members), explicit: explicit}
+	m := mappingBuild{c: c, n: n, mark: len(c.b.memberStack), explicit: explicit}
 	for i := 0; i+1 < len(y.Content); i += 2 {
 		k, v := y.Content[i], y.Content[i+1]
 		key, keyNode, err := c.key(k)
@@ -424,12 +418,7 @@ func (c *yamlConverter) mapping(n *Node, y *yaml.Node, depth int) error {
 			return err
 		}
 	}
-	coll := c.b.collection()
-	coll.members = c.b.memberSlice(c.members[m.mark:])
-	coll.index = m.index
-	n.coll = coll
-	clear(c.members[m.mark:])
-	c.members = c.members[:m.mark]
+	c.b.closeObject(n, m.mark, m.index)
 	return nil
 }
 
@@ -498,7 +487,7 @@ type mappingBuild struct {
 	explicit map[string]bool
 }
 
-func (m *mappingBuild) open() []Member { return m.c.members[m.mark:] }
+func (m *mappingBuild) open() []Member { return m.c.b.memberStack[m.mark:] }
 
 // add converts and appends an explicit member, refusing a name given twice.
 func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
@@ -521,7 +510,7 @@ func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
 func (m *mappingBuild) find(key string) (int, bool) { return findMember(m.index, m.open(), key) }
 
 func (m *mappingBuild) append(mem Member) {
-	m.c.members = append(m.c.members, mem)
+	m.c.b.memberStack = append(m.c.b.memberStack, mem)
 	m.index = indexAppended(m.index, m.open())
 }
 
