@@ -64,12 +64,28 @@ func (e *Error) Error() string {
 	if b.Len() > 0 {
 		b.WriteString(": ")
 	}
-	if p := e.Path.String(); p != "" {
+	if p := shortPath(e.Path); p != "" {
 		b.WriteString(p)
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// maxErrorPathSteps is the length of path an error message writes in full; a longer one (only
+// hostile nesting makes one) keeps its first and last steps around "…".
+const maxErrorPathSteps = 24
+
+func shortPath(p Path) string {
+	if len(p) <= maxErrorPathSteps {
+		return p.String()
+	}
+	half := maxErrorPathSteps / 2
+	tail := p[len(p)-half:].String()
+	if !p[len(p)-half].IsIndex {
+		tail = "." + tail
+	}
+	return p[:half].String() + "…" + tail
 }
 
 // Unwrap returns the class or cause.

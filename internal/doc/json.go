@@ -145,7 +145,7 @@ func (p *jsonParser) array(n *Node, depth int) error {
 			return err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.b.itemStack = append(p.b.itemStack, item)
+		p.b.itemStack = push(p.b.itemStack, item)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return p.eof("',' or ']'")
@@ -209,7 +209,7 @@ func (p *jsonParser) object(n *Node, depth int) error {
 			return err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.b.memberStack = append(p.b.memberStack, m)
+		p.b.memberStack = push(p.b.memberStack, m)
 		index = indexAppended(index, p.b.memberStack[mark:])
 		p.skipSpace()
 		if p.pos >= len(p.data) {

@@ -383,7 +383,7 @@ func (c *yamlConverter) sequence(n *Node, y *yaml.Node, depth int) error {
 			return err
 		}
 		c.path = c.path[:len(c.path)-1]
-		c.b.itemStack = append(c.b.itemStack, v)
+		c.b.itemStack = push(c.b.itemStack, v)
 	}
 	c.b.closeArray(n, mark)
 	return nil
@@ -510,7 +510,7 @@ func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
 func (m *mappingBuild) find(key string) (int, bool) { return findMember(m.index, m.open(), key) }
 
 func (m *mappingBuild) append(mem Member) {
-	m.c.b.memberStack = append(m.c.b.memberStack, mem)
+	m.c.b.memberStack = push(m.c.b.memberStack, mem)
 	m.index = indexAppended(m.index, m.open())
 }
 
