@@ -48,6 +48,16 @@ func runAudit(c *cli.Context) error {
 		return argsError(c, "--format %q: want text, json or junit", format)
 	}
 	return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+		other, m, err := otherEvaluation(c, s, d)
+		if err != nil {
+			return err
+		}
+		if other != nil && other.audit == nil {
+			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
+		}
+		if other != nil {
+			return other.audit(c, s, d, m)
+		}
 		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
 		if err != nil {
 			return err
