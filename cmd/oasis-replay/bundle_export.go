@@ -23,9 +23,6 @@ func bundleExportCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "receipt", Usage: "also carry this receipt (digest) and its verdict"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				tags, err := store.BundleTags(c.Context, s, d)
 				if err != nil {
@@ -35,7 +32,7 @@ func bundleExportCommand() *cli.Command {
 				for _, r := range c.StringSlice("receipt") {
 					rd, err := store.ParseDigest(r)
 					if err != nil {
-						return fmt.Errorf("%w: --receipt: %v", errBadUsage, err)
+						return usageErrorf(c, "--receipt: %v", err)
 					}
 					receipts = append(receipts, rd)
 				}

@@ -24,9 +24,6 @@ func bundleImportCommand() *cli.Command {
 			&cli.Int64Flag{Name: "max-total-size", Usage: "largest total uncompressed content, in bytes (0: default 16 GiB)"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			path := c.Args().First()
 			f, err := os.Open(path)
 			if err != nil {

@@ -19,9 +19,6 @@ func bundleShowCommand() *cli.Command {
 		ArgsUsage: "BUNDLE",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				if c.Bool("json") {
 					b, err := s.GetObject(c.Context, d)

@@ -21,9 +21,6 @@ func bundleVerifyCommand() *cli.Command {
 			"as a bundle of the store (digest, unique prefix or tag), and everything it reaches is\n" +
 			"read back and re-hashed. Exit status 1 names the first blob that does not verify.",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			arg := c.Args().First()
 			if info, err := os.Stat(arg); err == nil && info.Mode().IsRegular() {
 				return verifyArchiveFile(c, arg)

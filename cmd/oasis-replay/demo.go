@@ -24,9 +24,6 @@ func demoCommand() *cli.Command {
 }
 
 func runDemo(c *cli.Context) error {
-	if err := wantArgs(c, 0); err != nil {
-		return err
-	}
 	return withStore(c, readWrite, func(s store.Store) error {
 		res, err := demo.Run(c.Context, s, demo.Options{Version: version()})
 		if err != nil {

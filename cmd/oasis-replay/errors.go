@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,25 +70,34 @@ func reportError(stderr io.Writer, err error) int {
 
 // usageError turns a flag-parsing failure into a bad-usage error naming the command.
 func usageError(c *cli.Context, err error, _ bool) error {
-	return fmt.Errorf("%w: %s: %v (see --help)", errBadUsage, c.Command.FullName(), err)
+	return usageErrorf(c, "%v (see --help)", err)
 }
 
-// argsError reports a wrong number or shape of positional arguments.
+// usageErrorf reports a command line that cannot be run as written: a flag missing, or
+// flags that do not go together.
+func usageErrorf(c *cli.Context, format string, args ...any) error {
+	if name := commandName(c); name != "" {
+		return fmt.Errorf("%w: %s: %s", errBadUsage, name, fmt.Sprintf(format, args...))
+	}
+	return fmt.Errorf("%w: %s", errBadUsage, fmt.Sprintf(format, args...))
+}
+
+// argsError reports a wrong number or shape of positional arguments, with the usage line.
 func argsError(c *cli.Context, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s (usage: %s %s)", errBadUsage, c.Command.FullName(),
-		fmt.Sprintf(format, args...), c.Command.HelpName, c.Command.ArgsUsage)
+	return usageErrorf(c, "%s (usage: %s)", fmt.Sprintf(format, args...), usageLine(c.Command))
 }
 
-// wantArgs checks the number of positional arguments and rejects flags written after them,
-// which urfave/cli v2 would otherwise ignore silently.
-func wantArgs(c *cli.Context, n int) error {
-	for _, a := range c.Args().Slice() {
-		if len(a) > 1 && a[0] == '-' {
-			return argsError(c, "flag %q after a positional argument: put flags first", a)
-		}
+// commandName is the command as written after the program's name ("bundle export"), or "" for
+// the program itself.
+func commandName(c *cli.Context) string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.Command.HelpName, c.App.HelpName), " ")
+}
+
+// usageLine is the command's usage as its --help shows it.
+func usageLine(cmd *cli.Command) string {
+	line := cmd.HelpName + " [command options]"
+	if cmd.ArgsUsage != "" {
+		line += " " + cmd.ArgsUsage
 	}
-	if c.NArg() != n {
-		return argsError(c, "want %d argument(s), got %d", n, c.NArg())
-	}
-	return nil
+	return line
 }

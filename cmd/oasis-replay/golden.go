@@ -64,9 +64,6 @@ func goldenUpdateCommand() *cli.Command {
 }
 
 func runGolden(c *cli.Context, update bool) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	runs := c.Int("runs")
 	if runs < 2 {
 		return argsError(c, "--runs must be at least 2, got %d", runs)

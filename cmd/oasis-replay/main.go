@@ -36,7 +36,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 		}
 	}()
 	app := newApp(stdin, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	return reportError(stderr, err)
 }
 
@@ -52,8 +52,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Name:    "oasis-replay",
 		Usage:   "record OASIS evaluation evidence into content-addressed bundles and replay it through a pure evaluator",
 		Version: version(),
-		Description: "Flags go before positional arguments (oasis-replay bundle export -o FILE BUNDLE).\n" +
-			"BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix, or a tag.\n\n" + exitStatusHelp,
+		Description: "Flags may come before or after positional arguments (bundle export BUNDLE -o FILE is\n" +
+			"bundle export -o FILE BUNDLE); -- ends the flags. The global --store may follow the command.\n" +
+			"BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix, or a tag.\n" +
+			"oasis-replay help COMMAND, or COMMAND --help, describes one command and its exit statuses.\n\n" + exitStatusHelp,
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -66,7 +68,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 		},
 		Commands:                  commands(),
-		HideHelpCommand:           true,
+		Action:                    runGroup,
 		CustomAppHelpTemplate:     cli.AppHelpTemplate,
 		EnableBashCompletion:      true,
 		ExitErrHandler:            func(*cli.Context, error) {}, // run maps errors to statuses
@@ -75,6 +77,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Suggest:                   true,
 		DisableSliceFlagSeparator: true,
 	}
+	prepareCommands(app.Commands)
 	return app
 }
 
@@ -89,5 +92,6 @@ func commands() []*cli.Command {
 		bundleCommand(),
 		storeCommand(),
 		goldenCommand(),
+		versionCommand(),
 	}
 }

@@ -28,9 +28,6 @@ func profileImportCommand() *cli.Command {
 		ArgsUsage: "DIR",
 		Flags:     []cli.Flag{&cli.StringFlag{Name: "commit", Usage: "source repository commit the directory was taken from (40 or 64 hex)"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withStore(c, readWrite, func(s store.Store) error {
 				dir := c.Args().First()
 				p, err := profiledir.Import(c.Context, s, dir, profiles.ImportOptions{SourceCommit: c.String("commit")})
@@ -52,9 +49,6 @@ func profileLsCommand() *cli.Command {
 		Usage: "list the imported profiles",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				list, err := recorder.ListProfiles(c.Context, s)
 				if err != nil {
@@ -93,9 +87,6 @@ func profileShowCommand() *cli.Command {
 		Usage:     "print what the evaluator reads of an imported profile: identity, categories, scoring, scenarios, warnings",
 		ArgsUsage: "PROFILE",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				tree, err := recorder.ResolveProfile(c.Context, s, c.Args().First())
 				if err != nil {

@@ -25,9 +25,6 @@ func recordFilesCommand() *cli.Command {
 			&cli.StringFlag{Name: "transcript", Usage: "agent transcript (JSON)"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			agent, config, err := agentInput(c)
 			if err != nil {
 				return err

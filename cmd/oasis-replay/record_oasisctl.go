@@ -18,9 +18,6 @@ func recordOasisctlCommand() *cli.Command {
 			"errors. A run configuration (run-config.yaml in DIR, or --run-config) is kept as a source.",
 		Flags: append(recordFlags(), &cli.StringFlag{Name: "run-config", Usage: "oasisctl run configuration file to keep (default: DIR/run-config.yaml if present)"}),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordOasisctl(c.Context, s, c.Args().First(), recorder.OasisctlOptions{Options: opts, RunConfig: c.String("run-config")})
 				if err != nil {

@@ -24,9 +24,6 @@ func recordWebhookCommand() *cli.Command {
 			&cli.Int64Flag{Name: "max-body", Usage: "largest accepted body, in bytes (0: 32 MiB)"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			agent, config, err := agentInput(c)
 			if err != nil {
 				return err

@@ -16,9 +16,6 @@ func storeFsckCommand() *cli.Command {
 			"problem is found.",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the report as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				report, err := store.Check(c.Context, s, store.CheckOptions{})
 				if err != nil {

@@ -17,9 +17,6 @@ func storeGCCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every removed entry"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, accessFor(c.Bool("dry-run")), func(s store.Store) error {
 				report, err := store.GC(c.Context, s, store.GCOptions{DryRun: c.Bool("dry-run")})
 				if err != nil {
