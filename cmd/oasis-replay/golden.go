@@ -19,7 +19,7 @@ func goldenCommand() *cli.Command {
 			"(never the --store one), evaluated --runs times under varying GOMAXPROCS, worker counts and\n" +
 			"scenario orders, and must give one verdict; see the documentation of package golden for the\n" +
 			"recipe format. Recipes name the shared test data $SHARED (--shared) and the embedded example\n" +
-			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.",
+			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.\n\n" + groupExitStatus,
 		Subcommands: []*cli.Command{goldenCheckCommand(), goldenUpdateCommand()},
 	}
 }

@@ -22,13 +22,14 @@ func recordCommand() *cli.Command {
 		Usage: "record evaluation evidence into a sealed bundle (oasisctl output, live proxy, loose files, audit webhook)",
 		Description: "Every record command pins the run to a profile: --profile DIR (imported along the way) or\n" +
 			"--profile-digest of an imported one (see profile ls). It prints the bundle digest on stdout\n" +
-			"and what it noticed (findings) on stderr. Input that cannot be recorded exits with status 2\n" +
-			"and leaves the store as it was.\n\n" +
+			"and what it noticed (findings) on stderr. Input that cannot be recorded leaves the store as\n" +
+			"it was.\n\n" +
 			"Redaction: --redact VALUE and --redact-file FILE (one value per line) replace every occurrence\n" +
 			"of each value, in every recorded byte, by [REDACTED:hmac-sha256:<16 hex>] made with the key of\n" +
 			"--redact-key-file FILE or $" + redactKeyEnvVar + " (at least 16 bytes); they need a key.\n" +
 			"Credentials found in the input (a run configuration's token, credentials a provider mints,\n" +
-			"Authorization headers) are always redacted, with the key if there is one, else by [REDACTED].",
+			"Authorization headers) are always redacted, with the key if there is one, else by [REDACTED].\n\n" +
+			groupExitStatus,
 		Subcommands: []*cli.Command{
 			recordOasisctlCommand(),
 			recordProxyCommand(),

@@ -12,6 +12,8 @@ func storeGCCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gc",
 		Usage: "remove blobs, objects and chunks that no ref reaches",
+		Description: "Exit status: 0 collected (or, with --dry-run, listed); 1 the store's content does not match\n" +
+			"its digests; 2 bad usage, a store that cannot be opened or is in use, or any other error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list what would be removed, remove nothing"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every removed entry"},
