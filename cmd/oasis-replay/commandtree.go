@@ -73,7 +73,9 @@ func parseArgsUsage(usage string) (argCount, error) {
 	var n argCount
 	for _, w := range strings.Fields(usage) {
 		optional := strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]")
-		w = strings.TrimSuffix(strings.TrimPrefix(w, "["), "]")
+		if optional {
+			w = w[1 : len(w)-1]
+		}
 		repeats := strings.HasSuffix(w, "...")
 		w = strings.TrimSuffix(w, "...")
 		if w == "" || strings.ContainsAny(w, "[]") {
