@@ -198,6 +198,6 @@ func writeNext(p *textout.Writer, command, tag string) {
 		width = max(width, len(command)+1+len(c[0]))
 	}
 	for _, c := range next {
-		p.Line("  %-*s %s", width, command+" "+c[0], c[1])
+		p.Line("  %-*s  %s", width, command+" "+c[0], c[1])
 	}
 }
