@@ -57,9 +57,9 @@ func TestFlagsFirst(t *testing.T) {
 
 // TestFlagsAnywhereEveryCommand walks the command tree, so that a new command or flag is
 // covered without editing this test: for every command, every flag it defines (and the
-// global --store) is given before the positional arguments, after them, after them in the
-// --name=value form, and mixed among them; each way, the command must receive the same
-// arguments and flag values, and every flag must have been set.
+// program's global flags, --store) is given before the positional arguments, after them, after
+// them in the --name=value form, and mixed among them; each way, the command must receive the
+// same arguments and flag values, and every flag must have been set.
 func TestFlagsAnywhereEveryCommand(t *testing.T) {
 	app := newApp("oasis-replay", strings.NewReader(""), io.Discard, io.Discard)
 	leaves := 0
@@ -80,17 +80,18 @@ func TestFlagsAnywhereEveryCommand(t *testing.T) {
 				}
 			}
 			long, short, equals := flagArgs(t, c.Flags)
+			globalLong, globalShort, globalEquals := flagArgs(t, app.Flags)
 			half, first := len(long)/2, min(1, len(positional))
 			forms := map[string][]string{
-				"before": slices.Concat([]string{"--store", "S"}, path, slices.Concat(long...), positional),
-				"after":  slices.Concat(path, positional, slices.Concat(short...), []string{"--store", "S"}),
-				"equals": slices.Concat(path, positional, slices.Concat(equals...), []string{"--store=S"}),
-				"mixed": slices.Concat(path, positional[:first], slices.Concat(long[:half]...), []string{"--store", "S"},
+				"before": slices.Concat(slices.Concat(globalLong...), path, slices.Concat(long...), positional),
+				"after":  slices.Concat(path, positional, slices.Concat(short...), slices.Concat(globalShort...)),
+				"equals": slices.Concat(path, positional, slices.Concat(equals...), slices.Concat(globalEquals...)),
+				"mixed": slices.Concat(path, positional[:first], slices.Concat(long[:half]...), slices.Concat(globalLong...),
 					positional[first:], slices.Concat(long[half:]...)),
 			}
 			want := parseWith(t, forms["before"])
-			if !slices.Equal(want.args, positional) || want.store != "S" {
-				t.Fatalf("flags first: arguments %q, store %q", want.args, want.store)
+			if !slices.Equal(want.args, positional) || want.flags["store"].value != "v-store" {
+				t.Fatalf("flags first: arguments %q, --store %q", want.args, want.flags["store"].value)
 			}
 			for name, v := range want.flags {
 				if !v.set {
@@ -109,10 +110,9 @@ func TestFlagsAnywhereEveryCommand(t *testing.T) {
 	}
 }
 
-// parsed is what a command received.
+// parsed is what a command received: its arguments, and its flags and the program's.
 type parsed struct {
 	args  []string
-	store string
 	flags map[string]flagValue
 }
 
@@ -130,14 +130,14 @@ func parseWith(t *testing.T, args []string) parsed {
 	var got parsed
 	walkCommands(app.Commands, nil, func(_ []string, c *cli.Command) {
 		c.Action = func(ctx *cli.Context) error {
-			got = parsed{args: ctx.Args().Slice(), store: ctx.String("store"), flags: map[string]flagValue{}}
-			for _, f := range ctx.Command.Flags {
+			got = parsed{args: ctx.Args().Slice(), flags: map[string]flagValue{}}
+			for _, f := range slices.Concat(ctx.Command.Flags, ctx.App.Flags) {
 				name := f.Names()[0]
 				value := ctx.Value(name)
 				if _, slice := f.(*cli.StringSliceFlag); slice {
 					value = ctx.StringSlice(name)
 				}
-				if name != "help" {
+				if name != "help" && name != "version" { // added by urfave/cli, not given
 					got.flags[name] = flagValue{set: ctx.IsSet(name), value: fmt.Sprint(value)}
 				}
 			}
