@@ -353,3 +353,63 @@ func PowInt(x float64, k int) float64 {
 	f, _ := exact.Float64()
 	return f
 }
+
+// DumpsCompact is JSON with no spaces and non-ASCII kept as UTF-8, members in order, floats
+// in Python's repr form: the form pydantic's model_dump_json writes.
+func DumpsCompact(v Value) string {
+	var b strings.Builder
+	dumpCompact(&b, v)
+	return b.String()
+}
+
+func dumpCompact(b *strings.Builder, v Value) {
+	switch v.kind {
+	case KindStr:
+		compactString(b, v.s)
+	case KindList:
+		b.WriteByte('[')
+		for i, item := range v.list {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			dumpCompact(b, item)
+		}
+		b.WriteByte(']')
+	case KindDict:
+		b.WriteByte('{')
+		for n, i := range memberOrder(v, false) {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			compactString(b, v.keys[i])
+			b.WriteByte(':')
+			dumpCompact(b, v.vals[i])
+		}
+		b.WriteByte('}')
+	default:
+		dump(b, v, false)
+	}
+}
+
+func compactString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			writeU4(b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
