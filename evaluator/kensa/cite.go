@@ -53,3 +53,28 @@ func (r *Result) CheckType(field string) string {
 	}
 	return ""
 }
+
+// Observed is what statistics read of a run's spans: Kensa's analysis inputs (analyzer.py)
+// and the evidence a divergence is located in.
+type Observed struct {
+	// Calls are the canonical tool calls in start order, as name + sorted JSON arguments.
+	Calls      []string
+	CallNames  []string
+	Output     string
+	LLMCalls   int
+	ErrorSpans bool
+	Repeated   []string
+}
+
+// Observe reads the spans of ev.
+func Observe(ev *Evidence) Observed {
+	o := Observed{Output: agentOutput(ev.Spans), LLMCalls: llmSpans(ev.Spans), Repeated: repeatedNames(ev.Spans, true)}
+	for _, c := range toolCalls(ev.Spans, true) {
+		o.Calls = append(o.Calls, c.name+pyvalue.DumpsSorted(c.args))
+		o.CallNames = append(o.CallNames, c.name)
+	}
+	for i := range ev.Spans {
+		o.ErrorSpans = o.ErrorSpans || ev.Spans[i].Status == "error"
+	}
+	return o
+}
