@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
+	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -163,6 +163,7 @@ func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
 	if ev.Stderr, err = l.text(m.Stderr); err != nil {
 		return nil, err
 	}
+	ev.Stdout, ev.Stderr = fkensa.RunStdout(ev.Stdout), fkensa.RunStderr(ev.Stderr)
 	ev.TracePath = m.Annotations["kensa.trace_path"]
 	if m.Trace != nil {
 		ev.HasTrace = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
@@ -111,4 +112,20 @@ func scenarioRun(v pyvalue.Value) (ScenarioRun, error) {
 		r.fail("dataset_row", "must be an object or null")
 	}
 	return run, r.err
+}
+
+// RunStdout and RunStderr are what Kensa's runner keeps of a run's streams in its run record
+// (stripped, the last 2000 and 500 characters), which its judge prompt and error messages
+// read. Applied to what Kensa already kept, they change nothing.
+func RunStdout(s string) string { return lastRunes(strings.TrimSpace(s), 2000) }
+
+// RunStderr: see RunStdout.
+func RunStderr(s string) string { return lastRunes(strings.TrimSpace(s), 500) }
+
+func lastRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[len(r)-n:])
 }
