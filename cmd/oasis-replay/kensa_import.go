@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func kensaImportCommand() *cli.Command {
@@ -36,7 +36,7 @@ func runKensaImport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return withStore(c, false, func(s *badgerstore.Store) error {
+	return withStore(c, readWrite, func(s store.Store) error {
 		imported, err := rkensa.Import(c.Context, s, records, version(), c.StringSlice("tag")...)
 		if err != nil {
 			return err

@@ -14,7 +14,7 @@ import (
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func kensaRunCommand() *cli.Command {
@@ -221,7 +221,7 @@ func (r *kensaRunner) sealPending() {
 	if len(batch) == 0 {
 		return
 	}
-	err := withStore(r.c, false, func(s *badgerstore.Store) error {
+	err := withStore(r.c, readWrite, func(s store.Store) error {
 		for _, rec := range batch {
 			var tags []string
 			if r.opts.Tag != "" {

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/kensastats"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func kensaStatsCommand() *cli.Command {
@@ -36,7 +36,7 @@ func runKensaStats(c *cli.Context) error {
 	if err := wantArgs(c, c.NArg()); err != nil {
 		return err
 	}
-	return withStore(c, true, func(s *badgerstore.Store) error {
+	return withStore(c, readOnly, func(s store.Store) error {
 		runs, err := kensastats.Gather(c.Context, s)
 		if err != nil {
 			return err
