@@ -67,8 +67,8 @@ type argCount struct {
 }
 
 // parseArgsUsage reads a command's ArgsUsage: space-separated words, each one argument (FILE,
-// FILE|BUNDLE); a word in brackets is optional ([FILE]); a word ending in "..." may repeat
-// (FILE..., [FILE...]).
+// FILE|BUNDLE); a word in brackets is optional ([FILE]); a word ending in "..." or "…" may
+// repeat (FILE..., [FILE…]).
 func parseArgsUsage(usage string) (argCount, error) {
 	var n argCount
 	for _, w := range strings.Fields(usage) {
@@ -76,8 +76,8 @@ func parseArgsUsage(usage string) (argCount, error) {
 		if optional {
 			w = w[1 : len(w)-1]
 		}
-		repeats := strings.HasSuffix(w, "...")
-		w = strings.TrimSuffix(w, "...")
+		repeats := strings.HasSuffix(w, "...") || strings.HasSuffix(w, "…")
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "..."), "…")
 		if w == "" || strings.ContainsAny(w, "[]") {
 			return n, fmt.Errorf("ArgsUsage %q: malformed word", usage)
 		}

@@ -24,6 +24,7 @@ func TestParseArgsUsage(t *testing.T) {
 		{usage: "BUNDLE [FILE]", min: 1, max: 2},
 		{usage: "FILE...", min: 1, max: -1},
 		{usage: "DIR [FILE...]", min: 1, max: -1},
+		{usage: "[PATH…]", min: 0, max: -1},
 		{usage: "[FILE] DIR", bad: true},
 		{usage: "FILE... DIR", bad: true},
 		{usage: "[]", bad: true},

@@ -106,6 +106,7 @@ func commands() []*cli.Command {
 		bundleCommand(),
 		storeCommand(),
 		goldenCommand(),
+		kensaCommand(),
 		versionCommand(),
 	}
 }
