@@ -35,7 +35,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			status = exitError
 		}
 	}()
-	app := newApp(args[0], stdin, stdout, stderr)
+	program := "oasis-replay"
+	if len(args) > 0 {
+		program = args[0]
+	}
+	app := newApp(program, stdin, stdout, stderr)
 	err := app.RunContext(ctx, flagsFirst(app, args))
 	return reportError(stderr, err)
 }
