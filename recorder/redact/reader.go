@@ -15,7 +15,7 @@ const maxPending = 1 << 20
 // reads of src is still replaced: the reader holds back the last bytes of what it read until
 // it knows whether they begin an occurrence. Without values it returns src itself.
 func (r *Redactor) Reader(src io.Reader) io.Reader {
-	if len(r.patterns) == 0 {
+	if len(r.secrets) == 0 {
 		return src
 	}
 	return &reader{r: r, src: src}
@@ -45,7 +45,7 @@ func (rd *reader) Read(p []byte) (int, error) {
 // fill reads a block from src and scans what can be decided.
 func (rd *reader) fill() {
 	if cap(rd.in)-len(rd.in) < readSize {
-		grown := make([]byte, len(rd.in), len(rd.in)+readSize+rd.r.maxLen)
+		grown := make([]byte, len(rd.in), len(rd.in)+readSize)
 		copy(grown, rd.in)
 		rd.in = grown
 	}
