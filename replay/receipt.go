@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -60,4 +61,23 @@ func Save(ctx context.Context, w Writer, r *Result) (string, error) {
 		return "", fmt.Errorf("replay: ref %s: %w", ref, err)
 	}
 	return ref, nil
+}
+
+// Predicate is the signable form of the result's receipt (see package attest): the bundle (a
+// run manifest), the pinned profile tree it was evaluated against, the evaluator, and the
+// digests of the verdict and of the receipt object.
+func (r *Result) Predicate() attest.Predicate {
+	pin := r.Bundle.Manifest().Profile
+	return attest.Predicate{
+		Bundle:     attest.Artifact{Kind: string(store.KindRunManifest), Digest: r.Receipt.Bundle},
+		Definition: attest.Definition{Kind: string(store.KindProfileTree), ID: pin.ID, Version: pin.Version, Digest: r.Receipt.Profile},
+		Evaluator:  r.Receipt.Evaluator,
+		Verdict:    r.Receipt.Verdict,
+		Receipt:    r.Receipt.Digest,
+	}
+}
+
+// Expect is what a signed receipt must say to vouch for this result.
+func (r *Result) Expect() attest.Expect {
+	return attest.Expect{Bundle: r.Receipt.Bundle, Definition: r.Receipt.Profile, Verdict: r.Receipt.Verdict, Receipt: r.Receipt.Digest}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
 )
@@ -42,6 +43,7 @@ var integrityErrors = []error{
 	archive.ErrUnsupportedDigest, archive.ErrDuplicate, archive.ErrMissingEntry, archive.ErrLayout,
 	archive.ErrIndex, archive.ErrUnreferenced, archive.ErrMissingBlob, archive.ErrDigestMismatch,
 	archive.ErrSizeMismatch, archive.ErrConflict, archive.ErrInvalidObject,
+	attest.ErrInvalid, attest.ErrMismatch,
 }
 
 // exitStatus maps an error to the process exit status.

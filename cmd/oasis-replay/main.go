@@ -85,6 +85,7 @@ func commands() []*cli.Command {
 		recordCommand(),
 		replayCommand(),
 		auditCommand(),
+		receiptCommand(),
 		profileCommand(),
 		bundleCommand(),
 		storeCommand(),

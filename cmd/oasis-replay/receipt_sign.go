@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/attest"
+	"github.com/oasis-replay/oasis-replay/golden"
+	"github.com/oasis-replay/oasis-replay/replay"
+)
+
+// signFlags are replay's flags that sign the receipt.
+func signFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "sign", Usage: "sign the receipt with the private key `KEY` (see receipt keygen); needs --receipt"},
+		&cli.StringFlag{Name: "receipt", Usage: "write the signed receipt (a DSSE envelope) to `FILE`; needs --sign"},
+	}
+}
+
+// loadSigner reads --sign's key, before any work is done; nil without --sign.
+func loadSigner(c *cli.Context) (*attest.Signer, error) {
+	key, file := c.String("sign"), c.String("receipt")
+	switch {
+	case key == "" && file == "":
+		return nil, nil
+	case key == "" || file == "":
+		return nil, argsError(c, "--sign KEY and --receipt FILE go together")
+	}
+	return attest.LoadSigner(key)
+}
+
+// writeSignedReceipt signs the result's receipt and writes it to --receipt.
+func writeSignedReceipt(c *cli.Context, w io.Writer, k *attest.Signer, result *replay.Result) error {
+	if k == nil {
+		return nil
+	}
+	b, err := k.Sign(attest.NewStatement(result.Predicate()))
+	if err != nil {
+		return err
+	}
+	file := c.String("receipt")
+	if err := attest.WriteReceipt(file, b); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "signed receipt %s (key %s)\n", file, k.KeyID())
+	return nil
+}
+
+// requireSignatureFlags are the flags with which a command requires a trusted signature.
+func requireSignatureFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "require-signature", Usage: "require the signed receipt `FILE` (replay --sign) to vouch for the verdict derived; needs --key"},
+		&cli.StringFlag{Name: "key", Usage: "the trusted public key `KEY.pub` that must have signed"},
+	}
+}
+
+// loadTrusted reads --key for --require-signature, before any work is done; nil without
+// --require-signature.
+func loadTrusted(c *cli.Context) (*attest.Verifier, error) {
+	file, key := c.String("require-signature"), c.String("key")
+	switch {
+	case file == "" && key == "":
+		return nil, nil
+	case file == "" || key == "":
+		return nil, argsError(c, "--require-signature FILE and --key KEY.pub go together")
+	}
+	return attest.LoadVerifier(key)
+}
+
+// requireSignature checks that --require-signature is signed by the trusted key and names
+// exactly the bundle, profile, verdict and receipt of result; it says so on w.
+func requireSignature(c *cli.Context, w io.Writer, v *attest.Verifier, result *replay.Result) error {
+	if v == nil {
+		return nil
+	}
+	file := c.String("require-signature")
+	st, err := verifyReceiptFile(v, file)
+	if err != nil {
+		return err
+	}
+	if err := st.Check(result.Expect()); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Fprintf(w, "signature  %s: valid, key %s, vouches for verdict %s\n", file, v.KeyID(), result.Receipt.Verdict.Short())
+	return nil
+}
+
+// goldenKeys loads golden check's --key (signatures required) or golden update's --sign
+// (signatures written) into opts.
+func goldenKeys(c *cli.Context, opts *golden.Options) error {
+	var err error
+	if key := c.String("key"); key != "" {
+		opts.Trusted, err = attest.LoadVerifier(key)
+	}
+	if key := c.String("sign"); key != "" && err == nil {
+		opts.Signer, err = attest.LoadSigner(key)
+	}
+	return err
+}
