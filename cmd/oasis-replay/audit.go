@@ -9,7 +9,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // auditFormats are the output formats of audit, the first the default.
@@ -55,7 +54,20 @@ func runAudit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+	return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
+		other, m, err := otherEvaluation(c, s, d)
+		if err != nil {
+			return err
+		}
+		if other != nil && other.audit == nil {
+			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
+		}
+		if other != nil {
+			if trusted != nil {
+				return signingUnsupported(c, d, m)
+			}
+			return other.audit(c, s, d, m)
+		}
 		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
 		if err != nil {
 			return err

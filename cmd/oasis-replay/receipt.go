@@ -12,7 +12,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // maxReceiptFile bounds a signed receipt file read by the CLI.
@@ -146,7 +145,7 @@ func readReceiptFile(file string) ([]byte, error) {
 // checkAgainstBundle requires the statement to be about --bundle and to name the verdict the
 // bundle's evidence gives now.
 func checkAgainstBundle(c *cli.Context, st *attest.Statement, file string) error {
-	return withStore(c, true, func(s *badgerstore.Store) error {
+	return withStore(c, readOnly, func(s store.Store) error {
 		d, err := store.Resolve(c.Context, s, c.String("bundle"))
 		if err != nil {
 			return err

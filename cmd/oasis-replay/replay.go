@@ -9,7 +9,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func replayCommand() *cli.Command {
@@ -55,7 +54,17 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return withBundle(c, noStore, func(s *badgerstore.Store, d store.Digest) error {
+	return withBundle(c, accessFor(noStore), func(s store.Store, d store.Digest) error {
+		other, m, err := otherEvaluation(c, s, d)
+		if err != nil {
+			return err
+		}
+		if other != nil {
+			if signer != nil {
+				return signingUnsupported(c, d, m)
+			}
+			return other.replay(c, s, d, m)
+		}
 		b, err := replay.Load(c.Context, s, d)
 		if err != nil {
 			return err
