@@ -72,7 +72,7 @@ func runAudit(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := requireSignature(c, c.App.ErrWriter, trusted, result); err != nil {
+		if err := requireSignature(c, c.App.ErrWriter, trusted, result.Expect()); err != nil {
 			return err
 		}
 		var claim *report.Claim

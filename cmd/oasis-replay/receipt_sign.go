@@ -8,7 +8,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/golden"
-	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -32,12 +31,13 @@ func loadSigner(c *cli.Context) (*attest.Signer, error) {
 	return attest.LoadSigner(key)
 }
 
-// writeSignedReceipt signs the result's receipt and writes it to --receipt.
-func writeSignedReceipt(c *cli.Context, w io.Writer, k *attest.Signer, result *replay.Result) error {
+// writeSignedReceipt signs a receipt (replay.Result.Predicate for an OASIS run; another kind
+// of bundle fills its own) and writes it to --receipt.
+func writeSignedReceipt(c *cli.Context, w io.Writer, k *attest.Signer, p attest.Predicate) error {
 	if k == nil {
 		return nil
 	}
-	b, err := k.Sign(attest.NewStatement(result.Predicate()))
+	b, err := k.Sign(attest.NewStatement(p))
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func loadTrusted(c *cli.Context) (*attest.Verifier, error) {
 }
 
 // requireSignature checks that --require-signature is signed by the trusted key and names
-// exactly the bundle, profile, verdict and receipt of result; it says so on w.
-func requireSignature(c *cli.Context, w io.Writer, v *attest.Verifier, result *replay.Result) error {
+// exactly what want names (replay.Result.Expect for an OASIS run); it says so on w.
+func requireSignature(c *cli.Context, w io.Writer, v *attest.Verifier, want attest.Expect) error {
 	if v == nil {
 		return nil
 	}
@@ -81,10 +81,10 @@ func requireSignature(c *cli.Context, w io.Writer, v *attest.Verifier, result *r
 	if err != nil {
 		return err
 	}
-	if err := st.Check(result.Expect()); err != nil {
+	if err := st.Check(want); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(w, "signature  %s: valid, key %s, vouches for verdict %s\n", file, v.KeyID(), result.Receipt.Verdict.Short())
+	fmt.Fprintf(w, "signature  %s: valid, key %s, vouches for verdict %s\n", file, v.KeyID(), st.Predicate.Verdict.Short())
 	return nil
 }
 
@@ -102,8 +102,9 @@ func goldenKeys(c *cli.Context, opts *golden.Options) error {
 }
 
 // signingUnsupported refuses --sign and --require-signature for kinds of bundle whose
-// commands do not make receipts yet (see package attest: a kind plugs in by filling an
-// attest.Predicate).
+// commands do not make receipts yet. A kind plugs in by filling an attest.Predicate (its
+// manifest kind, its evaluation definition, evaluator, verdict and receipt digests) and
+// calling writeSignedReceipt and requireSignature from its handlers.
 func signingUnsupported(c *cli.Context, d store.Digest, m store.Manifest) error {
 	return argsError(c, "bundle %s is a %s bundle: signed receipts are made for OASIS runs only in this build", d.Short(), m.ObjectKind())
 }

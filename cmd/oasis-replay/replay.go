@@ -84,7 +84,7 @@ func runReplay(c *cli.Context) error {
 		if err := finishReplay(c, s, human, result, noStore); err != nil {
 			return err
 		}
-		return writeSignedReceipt(c, human, signer, result)
+		return writeSignedReceipt(c, human, signer, result.Predicate())
 	})
 }
 

@@ -24,10 +24,11 @@ func (r *Redactor) Reader(src io.Reader) io.Reader {
 type reader struct {
 	r   *Redactor
 	src io.Reader
-	in  []byte // bytes read from src and not yet scanned
-	out []byte // redacted bytes not yet returned
-	off int    // how much of out was returned
-	err error  // the error src returned, io.EOF at its end
+	in  []byte       // bytes read from src and not yet scanned
+	out []byte       // redacted bytes not yet returned
+	off int          // how much of out was returned
+	err error        // the error src returned, io.EOF at its end
+	occ []occurrence // scratch space of scan
 }
 
 func (rd *reader) Read(p []byte) (int, error) {
@@ -61,7 +62,8 @@ func (rd *reader) fill() {
 		rd.err = err
 	}
 	final := err != nil || len(rd.in) > maxPending
-	out, used := rd.r.scan(rd.out[:0], rd.in, final)
+	out, used, occ := rd.r.scan(rd.out[:0], rd.in, final, rd.occ)
+	rd.occ = occ
 	rd.out, rd.off = out, 0
 	rest := copy(rd.in, rd.in[used:])
 	rd.in = rd.in[:rest]

@@ -161,7 +161,7 @@ func (r *Redactor) String(s string) string {
 	if len(r.secrets) == 0 || len(s) < MinValueLength {
 		return s
 	}
-	out, _ := r.scan(nil, []byte(s), true)
+	out, _, _ := r.scan(nil, []byte(s), true, nil)
 	return string(out)
 }
 
@@ -170,6 +170,6 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	if len(r.secrets) == 0 {
 		return b
 	}
-	out, _ := r.scan(nil, b, true)
+	out, _, _ := r.scan(nil, b, true, nil)
 	return out
 }

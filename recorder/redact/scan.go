@@ -7,13 +7,14 @@ import "slices"
 // the markers of every value in it, in order of first occurrence, so no fragment of any value
 // survives. Unless final, scan stops before any span that a later byte could still extend or
 // any occurrence that could still be completed (the last holdback bytes); the caller passes
-// those bytes again with more input.
-func (r *Redactor) scan(dst, buf []byte, final bool) ([]byte, int) {
+// those bytes again with more input. occ is scratch space for the occurrences, returned for
+// the next call to reuse.
+func (r *Redactor) scan(dst, buf []byte, final bool, occ []occurrence) ([]byte, int, []occurrence) {
 	safe := len(buf)
 	if !final {
 		safe = max(len(buf)-r.holdback(), 0)
 	}
-	occ := r.m.find(buf, nil)
+	occ = r.m.find(buf, occ[:0])
 	var counts []hitCount
 	pos := 0
 	for i := 0; i < len(occ); {
@@ -28,14 +29,14 @@ func (r *Redactor) scan(dst, buf []byte, final bool) ([]byte, int) {
 		if !final && end > safe {
 			// A byte not read yet could extend this span: keep it for the next call.
 			r.tally.add(counts)
-			return append(dst, buf[pos:start]...), start
+			return append(dst, buf[pos:start]...), start, occ
 		}
 		dst = append(dst, buf[pos:start]...)
 		dst, counts = r.appendMarkers(dst, occ[i:j], counts)
 		pos, i = end, j
 	}
 	r.tally.add(counts)
-	return append(dst, buf[pos:safe]...), safe
+	return append(dst, buf[pos:safe]...), safe, occ
 }
 
 // holdback is how many bytes at the end of a buffer scan leaves undecided until more input
