@@ -21,14 +21,22 @@ func signFlags() []cli.Flag {
 
 // loadSigner reads --sign's key, before any work is done; nil without --sign.
 func loadSigner(c *cli.Context) (*attest.Signer, error) {
-	key, file := c.String("sign"), c.String("receipt")
-	switch {
-	case key == "" && file == "":
-		return nil, nil
-	case key == "" || file == "":
-		return nil, argsError(c, "--sign KEY and --receipt FILE go together")
+	if given, err := together(c, "sign", "receipt", "--sign KEY and --receipt FILE"); !given {
+		return nil, err
 	}
-	return attest.LoadSigner(key)
+	return attest.LoadSigner(c.String("sign"))
+}
+
+// together reports whether flags a and b were both given; one without the other is bad
+// usage, which says "<both> go together".
+func together(c *cli.Context, a, b, both string) (bool, error) {
+	switch {
+	case c.String(a) == "" && c.String(b) == "":
+		return false, nil
+	case c.String(a) == "" || c.String(b) == "":
+		return false, argsError(c, "%s go together", both)
+	}
+	return true, nil
 }
 
 // writeSignedReceipt signs a receipt (replay.Result.Predicate for an OASIS run; another kind
@@ -60,14 +68,10 @@ func requireSignatureFlags() []cli.Flag {
 // loadTrusted reads --key for --require-signature, before any work is done; nil without
 // --require-signature.
 func loadTrusted(c *cli.Context) (*attest.Verifier, error) {
-	file, key := c.String("require-signature"), c.String("key")
-	switch {
-	case file == "" && key == "":
-		return nil, nil
-	case file == "" || key == "":
-		return nil, argsError(c, "--require-signature FILE and --key KEY.pub go together")
+	if given, err := together(c, "require-signature", "key", "--require-signature FILE and --key KEY.pub"); !given {
+		return nil, err
 	}
-	return attest.LoadVerifier(key)
+	return attest.LoadVerifier(c.String("key"))
 }
 
 // requireSignature checks that --require-signature is signed by the trusted key and names
