@@ -5,9 +5,9 @@ import "io"
 // readSize is how much the streaming reader asks of its source at a time.
 const readSize = 256 << 10
 
-// maxPending bounds the bytes the streaming reader holds back while a span of overlapping
-// occurrences keeps growing. Only input in which occurrences of the values overlap each other
-// for more than this many bytes reaches it; the span is then replaced as far as it was read,
+// maxPending bounds the bytes the streaming reader keeps, beyond its held-back tail, while a
+// span of overlapping occurrences keeps growing. Only input in which occurrences of the values
+// overlap each other for more than this many bytes reaches it; the span is then replaced as far as it was read,
 // and an occurrence straddling that point is not recognised.
 const maxPending = 1 << 20
 
@@ -61,7 +61,7 @@ func (rd *reader) fill() {
 	default:
 		rd.err = err
 	}
-	final := err != nil || len(rd.in) > maxPending
+	final := err != nil || len(rd.in) > maxPending+rd.r.holdback()
 	out, used, occ := rd.r.scan(rd.out[:0], rd.in, final, rd.occ)
 	rd.occ = occ
 	rd.out, rd.off = out, 0
