@@ -7,4 +7,8 @@
 // concrete store. Errors travel back to run, the one place that maps them to the exit status:
 // 0 success, 1 a mismatch or an integrity failure (errors.go lists the sentinels), 2 everything
 // else — bad usage, bad input, unknown bundle.
+//
+// Signing lives in receipt.go (receipt keygen, receipt verify) and receipt_sign.go (the flags
+// replay, audit and golden share: --sign/--receipt, --require-signature/--key); the format is
+// package attest's.
 package main
