@@ -57,7 +57,8 @@
 //
 // Another kind of bundle (a Kensa run, an Eval Library run) gets receipts by filling a
 // Predicate with its manifest kind, its own definition (kind, id, version, digest of the
-// scenario set it is evaluated against), its evaluator and its verdict and receipt digests;
+// scenario set it is evaluated against), its evaluator and its verdict and receipt digests —
+// replay.Receipt.Predicate does so from a store.Receipt whose BundleKind names the kind;
 // signing, verification and the commands are unchanged.
 //
 // # Keys

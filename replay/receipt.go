@@ -16,10 +16,16 @@ type Receipt struct {
 	Canonical []byte
 }
 
-// NewReceipt states that bundle, evaluated against the profile tree under this build's
-// evaluator (evaluator.Info), gives verdict.
+// NewReceipt states that bundle, an OASIS run evaluated against the profile tree under this
+// build's evaluator (evaluator.Info), gives verdict.
 func NewReceipt(bundle, profileTree, verdict store.Digest) (Receipt, error) {
-	r := Receipt{Receipt: store.Receipt{Bundle: bundle, Profile: profileTree, Evaluator: evaluator.Info(), Verdict: verdict}}
+	return EncodeReceipt(store.Receipt{Bundle: bundle, Profile: profileTree, Evaluator: evaluator.Info(), Verdict: verdict})
+}
+
+// EncodeReceipt encodes a receipt of any kind of bundle (store.Receipt.BundleKind says which).
+func EncodeReceipt(receipt store.Receipt) (Receipt, error) {
+	r := Receipt{Receipt: receipt}
+	bundle := receipt.Bundle
 	b, desc, err := store.Encode(&r.Receipt)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("replay: receipt of bundle %s: %w", bundle, err)
@@ -68,16 +74,26 @@ func Save(ctx context.Context, w Writer, r *Result) (string, error) {
 // digests of the verdict and of the receipt object.
 func (r *Result) Predicate() attest.Predicate {
 	pin := r.Bundle.Manifest().Profile
+	return r.Receipt.Predicate(attest.Definition{Kind: string(store.KindProfileTree), ID: pin.ID, Version: pin.Version, Digest: r.Receipt.Profile})
+}
+
+// Expect is what a signed receipt must name to vouch for this result.
+func (r *Result) Expect() attest.Expect { return r.Receipt.Expect() }
+
+// Predicate is the signable form of a receipt of any kind of bundle, evaluated against def
+// (for an OASIS run the profile tree; another kind names its own evaluation definition, whose
+// digest is the receipt's Profile).
+func (r Receipt) Predicate(def attest.Definition) attest.Predicate {
 	return attest.Predicate{
-		Bundle:     attest.Artifact{Kind: string(store.KindRunManifest), Digest: r.Receipt.Bundle},
-		Definition: attest.Definition{Kind: string(store.KindProfileTree), ID: pin.ID, Version: pin.Version, Digest: r.Receipt.Profile},
-		Evaluator:  r.Receipt.Evaluator,
-		Verdict:    r.Receipt.Verdict,
-		Receipt:    r.Receipt.Digest,
+		Bundle:     attest.Artifact{Kind: string(r.BundleManifestKind()), Digest: r.Bundle},
+		Definition: def,
+		Evaluator:  r.Evaluator,
+		Verdict:    r.Verdict,
+		Receipt:    r.Digest,
 	}
 }
 
-// Expect is what a signed receipt must say to vouch for this result.
-func (r *Result) Expect() attest.Expect {
-	return attest.Expect{Bundle: r.Receipt.Bundle, Definition: r.Receipt.Profile, Verdict: r.Receipt.Verdict, Receipt: r.Receipt.Digest}
+// Expect is what a signed receipt must name to vouch for this receipt.
+func (r Receipt) Expect() attest.Expect {
+	return attest.Expect{Bundle: r.Bundle, Definition: r.Profile, Verdict: r.Verdict, Receipt: r.Digest}
 }

@@ -90,5 +90,6 @@ func commands() []*cli.Command {
 		bundleCommand(),
 		storeCommand(),
 		goldenCommand(),
+		kensaCommand(),
 	}
 }
