@@ -136,7 +136,7 @@ type provisionResponse struct {
 }
 
 // NewProxy checks the options, stores the pinned profile and returns a proxy ready to serve.
-func NewProxy(ctx context.Context, s store.Store, opts ProxyOptions) (*Proxy, error) {
+func NewProxy(ctx context.Context, s Store, opts ProxyOptions) (*Proxy, error) {
 	rec, err := newRecording(s, opts.Options, SourceProxy)
 	if err != nil {
 		return nil, err
@@ -394,20 +394,24 @@ func (ex *exchange) problem() string {
 
 // storeExchange records the exchange as a blob, everything through the hooks.
 func (p *Proxy) storeExchange(ctx context.Context, ex *exchange) (store.Descriptor, error) {
-	hooks := p.rec.hooks
-	red := hooks.current()
+	hooked := p.rec.hooks.pass()
+	red := p.rec.hooks.current()
 	doc := &exchangeDoc{Side: ex.side, Error: ex.failure,
-		Request: exchangeMessage{Method: ex.method, Target: hooks.str(ex.target), Headers: recordHeaders(ex.reqHeader, red.Marker, hooks.str)}}
-	doc.Request.setBody(ex.reqBody, hooks.bytes)
+		Request: exchangeMessage{Method: ex.method, Target: hooked.str(ex.target), Headers: recordHeaders(ex.reqHeader, red.Marker, hooked.str)}}
+	doc.Request.setBody(ex.reqBody, hooked.bytes)
 	if ex.status != 0 {
-		doc.Response = &exchangeMessage{Status: ex.status, Headers: recordHeaders(ex.respHeader, red.Marker, hooks.str), Truncated: ex.truncated}
-		doc.Response.setBody(ex.respBody, hooks.bytes)
+		doc.Response = &exchangeMessage{Status: ex.status, Headers: recordHeaders(ex.respHeader, red.Marker, hooked.str), Truncated: ex.truncated}
+		doc.Response.setBody(ex.respBody, hooked.bytes)
 	}
 	b, err := exchangeBlob(doc)
 	if err != nil {
 		return store.Descriptor{}, err
 	}
-	return p.rec.putHooked(ctx, b, store.MediaTypeHTTPExchange)
+	desc, err := p.rec.putHooked(ctx, b, store.MediaTypeHTTPExchange)
+	if err == nil {
+		p.rec.stored(desc.Digest, hooked)
+	}
+	return desc, err
 }
 
 // credentialValues lists the string values of a provision response's agent_credentials (a

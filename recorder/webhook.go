@@ -58,7 +58,7 @@ type webhookPost struct {
 }
 
 // NewWebhook checks the options, stores the pinned profile and opens the recording window.
-func NewWebhook(ctx context.Context, s store.Store, opts WebhookOptions) (*Webhook, error) {
+func NewWebhook(ctx context.Context, s Store, opts WebhookOptions) (*Webhook, error) {
 	rec, err := newRecording(s, opts.Options, SourceWebhook)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,8 @@ func (w *Webhook) accept(ctx context.Context, body []byte) (int, string) {
 	seq := w.next
 	w.next++
 	w.mu.Unlock()
-	data := w.rec.hooks.bytes(body)
+	hooked := w.rec.hooks.pass()
+	data := hooked.bytes(body)
 	if err := checkEventList(data); err != nil {
 		return http.StatusBadRequest, err.Error()
 	}
@@ -132,6 +133,7 @@ func (w *Webhook) accept(ctx context.Context, body []byte) (int, string) {
 	if err != nil {
 		return http.StatusInternalServerError, "cannot store the body: " + err.Error()
 	}
+	w.rec.stored(desc.Digest, hooked)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.posts = append(w.posts, webhookPost{seq: seq, data: desc})

@@ -10,20 +10,17 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleShowCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
-		ArgsUsage: "BUNDLE",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
+		Name:        "show",
+		Usage:       "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
+		ArgsUsage:   "BUNDLE",
+		Description: readExitStatus,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
-			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				if c.Bool("json") {
 					b, err := s.GetObject(c.Context, d)
 					if err != nil {
@@ -32,7 +29,7 @@ func bundleShowCommand() *cli.Command {
 					_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
 					return err
 				}
-				m, err := store.LoadManifest(c.Context, s, d)
+				m, err := store.LoadBundleManifest(c.Context, s, d)
 				if err != nil {
 					return err
 				}
@@ -40,7 +37,11 @@ func bundleShowCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				printManifest(c.App.Writer, d, tags, m)
+				if run, ok := m.(*store.RunManifest); ok {
+					printManifest(c.App.Writer, d, tags, run)
+				} else {
+					printSummary(c.App.Writer, d, tags, m)
+				}
 				return nil
 			})
 		},
@@ -89,11 +90,30 @@ func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManif
 	for _, k := range slices.Sorted(maps.Keys(m.Annotations)) {
 		fmt.Fprintf(w, "annotation %s = %s\n", k, m.Annotations[k])
 	}
+	printRedaction(w, m.Redaction)
 	if len(m.Findings) > 0 {
 		fmt.Fprintf(w, "findings   %d\n", len(m.Findings))
 		for _, f := range m.Findings {
 			fmt.Fprintf(w, "  %s\n", formatFinding(f))
 		}
+	}
+}
+
+// printSummary shows a bundle of a kind that has no printer of its own: its summary and what
+// its manifest refers to.
+func printSummary(w io.Writer, d store.Digest, tags []string, m store.Manifest) {
+	sum := m.Summary()
+	fmt.Fprintf(w, "bundle     %s\n", d)
+	if len(tags) > 0 {
+		fmt.Fprintf(w, "tags       %s\n", strings.Join(tags, ", "))
+	}
+	fmt.Fprintf(w, "evaluation %s (%s)\n", sum.Evaluation, m.ObjectKind())
+	fmt.Fprintf(w, "subject    %s (tree %s)\n", sum.Subject, m.Definition().Short())
+	fmt.Fprintf(w, "agent      %s %s\n", sum.Agent.Name, sum.Agent.Version)
+	fmt.Fprintf(w, "recorded   from %s\n", sum.Source)
+	fmt.Fprintf(w, "%-10s %d\n", sum.UnitName, sum.Units)
+	for _, ref := range m.References() {
+		fmt.Fprintf(w, "  %s %s (%s)\n", ref.MediaType, ref.Digest.Short(), humanBytes(ref.Size))
 	}
 }
 
@@ -118,4 +138,33 @@ func formatFinding(f store.Finding) string {
 		s += " " + strings.Join(where, " ")
 	}
 	return s + ": " + f.Message
+}
+
+// printRedaction lists what the recorder redacted, value by value (by marker): occurrences
+// per encoding and the blobs and objects that hold the marker.
+func printRedaction(w io.Writer, r *store.RedactionRecord) {
+	if r == nil {
+		return
+	}
+	key := "no key"
+	if r.KeyID != "" {
+		key = "key " + r.KeyID
+	}
+	fmt.Fprintf(w, "redacted   %d value(s), markers made with %s\n", len(r.Values), key)
+	for _, v := range r.Values {
+		var encs []string
+		for _, e := range slices.Sorted(maps.Keys(v.Encodings)) {
+			encs = append(encs, fmt.Sprintf("%s %d", e, v.Encodings[e]))
+		}
+		if len(encs) == 0 {
+			encs = []string{"not found"}
+		}
+		fmt.Fprintf(w, "  %s  %d occurrence(s): %s\n", v.Marker, v.Occurrences, strings.Join(encs, ", "))
+		for _, d := range v.Blobs {
+			fmt.Fprintf(w, "    in %s\n", d.Short())
+		}
+		if v.Manifest {
+			fmt.Fprintln(w, "    in the run manifest")
+		}
+	}
 }

@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func recordFilesCommand() *cli.Command {
@@ -17,7 +17,7 @@ func recordFilesCommand() *cli.Command {
 			"of such files (a cluster dump: one observation per file, bare arrays of objects taking their\n" +
 			"kind from the file name). --transcript is the agent's JSON transcript (final_answer, reasoning,\n" +
 			"actions[{tool, arguments, result}]). Every file is checked before anything is written; an error\n" +
-			"names the file and line.",
+			"names the file and line.\n\n" + recordExitStatus,
 		Flags: append(append(recordFlags(), agentFlags()...),
 			&cli.StringFlag{Name: "audit-log", Usage: "Kubernetes audit log file"},
 			&cli.StringFlag{Name: "before", Usage: "state snapshot before the run: file or directory"},
@@ -25,14 +25,11 @@ func recordFilesCommand() *cli.Command {
 			&cli.StringFlag{Name: "transcript", Usage: "agent transcript (JSON)"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			agent, config, err := agentInput(c)
 			if err != nil {
 				return err
 			}
-			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordFiles(c.Context, s, recorder.FilesInput{
 					Scenario: c.String("scenario"), AuditLog: c.String("audit-log"), Before: c.String("before"), After: c.String("after"),
 					Transcript: c.String("transcript"), AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config,
