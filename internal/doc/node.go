@@ -90,9 +90,13 @@ type Node struct {
 	// text is a string's value, a number's literal (JSON grammar), "true", "false" or "null".
 	text string
 	// off is the byte offset in the file (JSON) or the packed line and column (YAML); see source.
-	off  int64
-	kind Kind
+	off   int64
+	kind  Kind
+	flags uint8
 }
+
+// plainScalar marks a YAML scalar written plain (see YAMLScalar).
+const plainScalar = 1
 
 // collection holds the children of an array or an object, and the source every node of the
 // document shares (a node finds it through its own collection or its parent's; a root always
@@ -404,3 +408,30 @@ func (n *Node) walk(yield func(*Node) bool) bool {
 
 // String renders n as compact JSON (see Compact), for messages and debugging.
 func (n *Node) String() string { return string(n.Compact()) }
+
+// YAMLScalar is how a scalar is written in a YAML file, for readers that must resolve it by
+// other rules than the model's YAML 1.2 core schema: PyYAML, which Kensa uses, reads YAML 1.1,
+// where a plain yes is a boolean, 1:30 is 90 and 1e3 is a string.
+type YAMLScalar struct {
+	// Value is the scalar's text with quotes, escapes and folding resolved ("0x1F", "yes", "~").
+	Value string
+	// Plain is set for a scalar written without quotes, block style or tag: the form implicit
+	// resolution applies to.
+	Plain bool
+	// Tag is the explicit tag ("!!str", "!!float"), or "".
+	Tag string
+}
+
+// YAMLScalar returns how n is written; false when n is not a scalar read from YAML.
+func (n *Node) YAMLScalar() (YAMLScalar, bool) {
+	src := n.source()
+	if src == nil || src.data != nil || n.kind == Array || n.kind == Object {
+		return YAMLScalar{}, false
+	}
+	s, ok := src.yamlScalars[n]
+	if !ok {
+		s.Value = n.text
+	}
+	s.Plain = n.flags&plainScalar != 0
+	return s, true
+}

@@ -26,6 +26,9 @@ type source struct {
 	// yamlKeys holds the positions of the keys of a YAML document, by member value. A JSON key
 	// position is found from its value's, in data.
 	yamlKeys map[*Node]int64
+	// yamlScalars holds how the YAML scalars whose text the model changed, or that have a tag,
+	// are written (YAMLScalar).
+	yamlScalars map[*Node]YAMLScalar
 
 	once  sync.Once
 	lines []int   // the index in data of every line start
