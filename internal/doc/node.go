@@ -95,8 +95,23 @@ type Node struct {
 	flags uint8
 }
 
-// plainScalar marks a YAML scalar written plain (see YAMLScalar).
-const plainScalar = 1
+// flags of a YAML scalar: plainScalar when it is written plain, and in the bits from
+// spellingShift, the index in spellings of how a null or a boolean is written (0: as its text).
+const (
+	plainScalar   = 1
+	spellingShift = 1
+)
+
+// spellings returns the ways YAML writes null or a boolean other than as its text.
+func spellings(k Kind) []string {
+	switch k {
+	case Null:
+		return []string{"null", "", "~", "Null", "NULL"}
+	case Bool:
+		return []string{"", "True", "TRUE", "False", "FALSE"}
+	}
+	return nil
+}
 
 // collection holds the children of an array or an object, and the source every node of the
 // document shares (a node finds it through its own collection or its parent's; a root always
@@ -429,7 +444,11 @@ func (n *Node) YAMLScalar() (YAMLScalar, bool) {
 		return YAMLScalar{}, false
 	}
 	s, ok := src.yamlScalars[n]
-	if !ok {
+	switch spelling := int(n.flags >> spellingShift); {
+	case ok:
+	case spelling > 0:
+		s.Value = spellings(n.kind)[spelling]
+	default:
 		s.Value = n.text
 	}
 	s.Plain = n.flags&plainScalar != 0

@@ -268,9 +268,9 @@ func (c *yamlConverter) typeScalar(n *Node, y *yaml.Node) error {
 	return nil
 }
 
-// note keeps how a scalar is written, for YAMLScalar: whether it is plain (a bit of the node),
-// and its text and explicit tag when the model's text differs or there is a tag (a side table:
-// few scalars need it).
+// note keeps how a scalar is written, for YAMLScalar: whether it is plain and how a null or a
+// boolean is spelled (bits of the node), and its text and explicit tag when the model's text
+// differs otherwise or there is a tag (a side table: few scalars need it).
 func (c *yamlConverter) note(n *Node, y *yaml.Node) {
 	const written = yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle | yaml.TaggedStyle
 	if y.Style&written == 0 {
@@ -279,6 +279,12 @@ func (c *yamlConverter) note(n *Node, y *yaml.Node) {
 	tag := ""
 	if y.Style&yaml.TaggedStyle != 0 {
 		tag = y.ShortTag()
+	}
+	if tag == "" && y.Value != n.text {
+		if i := slices.Index(spellings(n.kind), y.Value); i > 0 {
+			n.flags |= uint8(i) << spellingShift
+			return
+		}
 	}
 	if tag != "" || y.Value != n.text {
 		c.b.src.yamlScalars[n] = YAMLScalar{Value: y.Value, Tag: tag}

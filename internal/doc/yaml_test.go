@@ -250,7 +250,7 @@ var yamlBoundSeeds = []string{
 
 // TestYAMLScalarAsWritten: what a YAML 1.1 reader needs to resolve scalars its own way.
 func TestYAMLScalarAsWritten(t *testing.T) {
-	n := mustYAML(t, "a: yes\nb: \"yes\"\nc: 0x1F\nd: !!str 12\ne: ~\nf: |\n  x\ng: 1e3\nh: .inf\ni: [1]\n")
+	n := mustYAML(t, "a: yes\nb: \"yes\"\nc: 0x1F\nd: !!str 12\ne: ~\nf: |\n  x\ng: 1e3\nh: .inf\ni: [1]\nj:\nk: FALSE\nl: true\n")
 	for _, tc := range []struct {
 		key  string
 		want YAMLScalar
@@ -263,6 +263,9 @@ func TestYAMLScalarAsWritten(t *testing.T) {
 		{"f", YAMLScalar{Value: "x\n"}},
 		{"g", YAMLScalar{Value: "1e3", Plain: true}},
 		{"h", YAMLScalar{Value: ".inf", Plain: true}},
+		{"j", YAMLScalar{Value: "", Plain: true}},
+		{"k", YAMLScalar{Value: "FALSE", Plain: true}},
+		{"l", YAMLScalar{Value: "true", Plain: true}},
 	} {
 		got, ok := n.Get(tc.key).YAMLScalar()
 		if !ok || got != tc.want {
