@@ -1,7 +1,8 @@
 // Package doc is the decoded JSON/YAML document of oasis-replay: the one tree every reader of an
 // outside document uses (OASIS profiles and reports, Kubernetes objects, Kensa scenarios, OTLP
 // JSON, Eval Library scenarios, transcripts, audit logs), with the one canonical encoder and the
-// one structural diff. It depends on the standard library and yaml.v3 only.
+// one structural diff. It depends on the standard library, yaml.v3 and internal/errclass only,
+// so that any package, store included, can use it.
 //
 // # Model
 //
