@@ -93,6 +93,10 @@ type Node struct {
 	off   int64
 	kind  Kind
 	flags uint8
+	// keyCol and keyLine are where the name of the member whose value this is is written, for
+	// YAML (a JSON name is found from the value's offset). They fill the node's last word.
+	keyCol  uint16
+	keyLine uint32
 }
 
 // flags of a YAML scalar: plainScalar when it is written plain, and in the bits from

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestErrorFormat(t *testing.T) {
@@ -182,5 +183,12 @@ func TestAllAndParents(t *testing.T) {
 	}
 	for range n.All() {
 		break // stopping early must not panic
+	}
+}
+
+// The node's size decides the memory of a tree: keep it at six words.
+func TestNodeSize(t *testing.T) {
+	if size := unsafe.Sizeof(Node{}); size != 48 {
+		t.Errorf("a Node takes %d bytes, want 48", size)
 	}
 }

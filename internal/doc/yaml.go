@@ -40,7 +40,7 @@ func parseYAML(name string, data []byte, lim Limits, single bool) ([]*Node, erro
 		return nil, limitError(whole, nil, "MaxNodes", int64(l.MaxNodes),
 			"the YAML text may hold up to %d values (a bound counted before parsing, which yaml.v3 needs about 250 bytes a value for)", bound)
 	}
-	c := &yamlConverter{b: newBuilder(&source{name: name, yamlKeys: map[*Node]int64{}, yamlScalars: map[*Node]YAMLScalar{}}, l, nil, sizes{})}
+	c := &yamlConverter{b: newBuilder(&source{name: name, yamlScalars: map[*Node]YAMLScalar{}}, l, nil, sizes{})}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*Node
 	for {
@@ -541,7 +541,7 @@ func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
 		return err
 	}
 	c.path = c.path[:len(c.path)-1]
-	c.b.src.yamlKeys[val] = yamlPos(k.Line, k.Column)
+	val.keyLine, val.keyCol = uint32(clamp32(k.Line)), uint16(min(k.Column, 1<<16-1))
 	m.append(Member{Key: key, Value: val})
 	return nil
 }
