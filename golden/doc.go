@@ -97,7 +97,7 @@
 // replay.Bundle.Repeat (GOMAXPROCS 1, 2, 4 and 8, one worker and GOMAXPROCS workers, permuted
 // scenario orders) and requires one verdict digest, then compares the bundle digest, the
 // canonical verdict and the canonical receipt with the golden files byte for byte. Each
-// mismatch is reported with the differences as stable JSON Pointer paths (internal/jsondiff),
+// mismatch is reported with the differences as stable JSON Pointer paths (doc.Diff),
 // a note when only the receipt's rules digest moved (the evaluator's tables changed, not the
 // verdict), and, for verdicts, go-cmp's rendering of the decoded documents for people. go-cmp
 // randomises its layout between processes on purpose and may panic; its text is recovered

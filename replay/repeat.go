@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -11,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
-	"github.com/oasis-replay/oasis-replay/internal/jsondiff"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -88,7 +87,7 @@ type Divergence struct {
 	Err error
 	// Differences are the first differences between the verdicts, in path order; Truncated
 	// says there were more.
-	Differences []jsondiff.Difference
+	Differences []doc.Difference
 	Truncated   bool
 	// Scenario and Field locate the first difference: the scenario id when it lies inside
 	// scenarios[], and the JSON Pointer of the field inside that scenario (or inside the
@@ -146,14 +145,11 @@ func (b *Bundle) Repeat(ctx context.Context, opts RepeatOptions) (*RepeatResult,
 // diverge describes how got differs from the baseline verdict.
 func diverge(baseline, s Setting, want *Result, got []byte) *Divergence {
 	d := &Divergence{Baseline: baseline, Setting: s, Want: want.Receipt.Verdict, Got: store.Sum(got)}
-	diffs, err := jsondiff.Diff(want.Canonical, got)
-	switch {
-	case errors.Is(err, jsondiff.ErrTruncated):
-		d.Truncated = true
-	case err != nil:
+	diffs, truncated, err := doc.DiffJSON("verdict 1", want.Canonical, "verdict 2", got, doc.Limits{MaxBytes: 1 << 30}, doc.DiffOptions{})
+	if err != nil {
 		d.Err = fmt.Errorf("the verdicts cannot be compared: %w", err)
 	}
-	d.Differences = diffs
+	d.Differences, d.Truncated = diffs, truncated
 	if len(diffs) > 0 {
 		d.Scenario, d.Field = locate(want.Verdict, diffs[0].Path)
 	}
