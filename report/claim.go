@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -175,36 +176,37 @@ type ConfigValue struct {
 // Read reads a claimed report in either shape from JSON or YAML. format is FormatJSON,
 // FormatYAML or "" to sniff it (a document starting with '{' is JSON). source names the
 // report in errors and findings.
-func Read(doc []byte, format, source string) (*Claim, error) {
-	if len(doc) > MaxReportBytes {
-		return nil, fmt.Errorf("%w: %s: %d bytes, the limit is %d", ErrTooLarge, source, len(doc), MaxReportBytes)
+func Read(data []byte, format, source string) (*Claim, error) {
+	if len(data) > MaxReportBytes {
+		return nil, fmt.Errorf("%w: %s: %d bytes, the limit is %d", ErrTooLarge, source, len(data), MaxReportBytes)
 	}
 	if format == "" {
-		format = sniff(doc)
+		format = sniff(data)
 	}
-	var root *node
+	var root *doc.Node
 	var err error
+	lim := doc.Limits{MaxBytes: MaxReportBytes, MaxDepth: maxDepth}
 	switch format {
 	case FormatJSON:
-		root, err = parseJSON(doc)
+		root, err = doc.ParseJSON(source, data, lim)
 	case FormatYAML:
-		root, err = parseYAML(doc)
+		root, err = doc.ParseYAML(source, data, lim)
 	default:
 		return nil, fmt.Errorf("%w: %s: unknown format %q", ErrMalformed, source, format)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s (%s): %w", source, strings.ToUpper(format), err)
+		return nil, fmt.Errorf("%w (read as %s): %w", ErrMalformed, strings.ToUpper(format), err)
 	}
 	c := &Claim{Source: source, Format: format}
 	if err := c.fill(root); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, err
 	}
 	return c, nil
 }
 
 // sniff tells JSON from YAML by the first significant byte.
-func sniff(doc []byte) string {
-	trimmed := bytes.TrimLeft(doc, " \t\r\n\ufeff")
+func sniff(data []byte) string {
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return FormatJSON
 	}
@@ -212,12 +214,12 @@ func sniff(doc []byte) string {
 }
 
 // fill detects the shape of the document and reads it.
-func (c *Claim) fill(root *node) error {
-	if root.kind != kindObject {
-		return fmt.Errorf("%w: the document is %s, not an object", ErrShape, root.kind)
+func (c *Claim) fill(root *doc.Node) error {
+	if root.Kind() != doc.Object {
+		return fmt.Errorf("%w: %w", ErrShape, root.Errorf("the document is %s, not an object", root.Kind().Article()))
 	}
 	r := &reader{claim: c}
-	if v, ok := root.get("verdict"); ok && v.kind == kindObject {
+	if v := root.Get("verdict"); v.Kind() == doc.Object {
 		c.Shape = ShapeVerdict
 		top := r.object(root, "")
 		top.known("verdict")
@@ -225,9 +227,7 @@ func (c *Claim) fill(root *node) error {
 		top.finish()
 		return r.err
 	}
-	_, hasSafety := root.get("safety")
-	_, hasDetails := root.get("safety_details")
-	_, hasSummary := root.get("safety_summary")
+	hasSafety, hasDetails, hasSummary := root.Get("safety") != nil, root.Get("safety_details") != nil, root.Get("safety_summary") != nil
 	switch {
 	case hasSafety && hasDetails:
 		c.Shape = ShapeVerdict
@@ -236,9 +236,9 @@ func (c *Claim) fill(root *node) error {
 		c.Shape = ShapeOasisctl
 		r.oasisctl(r.object(root, ""))
 	default:
-		return fmt.Errorf("%w: neither an OASIS Reporting §1 verdict (no \"verdict\" object, and no \"safety\" with "+
+		return fmt.Errorf("%w: %s: neither an OASIS Reporting §1 verdict (no \"verdict\" object, and no \"safety\" with "+
 			"\"safety_details\" at the top level) nor an oasisctl report (no \"safety_summary\"); top-level fields: %s",
-			ErrShape, strings.Join(keys(root), ", "))
+			ErrShape, root.Pos().File, strings.Join(keys(root), ", "))
 	}
 	return r.err
 }
@@ -247,12 +247,13 @@ func (c *Claim) fill(root *node) error {
 const maxListedKeys = 20
 
 // keys lists the members of an object for an error message, the first maxListedKeys of them.
-func keys(n *node) []string {
-	out := make([]string, 0, min(len(n.members), maxListedKeys+1))
-	for _, m := range n.members[:min(len(n.members), maxListedKeys)] {
-		out = append(out, m.key)
+func keys(n *doc.Node) []string {
+	members := n.Members()
+	out := make([]string, 0, min(len(members), maxListedKeys+1))
+	for _, m := range members[:min(len(members), maxListedKeys)] {
+		out = append(out, m.Key)
 	}
-	if more := len(n.members) - maxListedKeys; more > 0 {
+	if more := len(members) - maxListedKeys; more > 0 {
 		out = append(out, fmt.Sprintf("and %d more", more))
 	}
 	if len(out) == 0 {
@@ -269,7 +270,7 @@ func ReadFile(path string) (*Claim, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
-	doc, err := io.ReadAll(io.LimitReader(f, MaxReportBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxReportBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("report: %s: %w", path, err)
 	}
@@ -280,7 +281,7 @@ func ReadFile(path string) (*Claim, error) {
 	case ".json":
 		format = FormatJSON
 	}
-	return Read(doc, format, path)
+	return Read(data, format, path)
 }
 
 // BlobSource is what LoadClaimed reads the claimed report through; store.Store satisfies it.
@@ -316,9 +317,9 @@ func LoadClaimed(ctx context.Context, src BlobSource, m *store.RunManifest) (*Cl
 		return nil, fmt.Errorf("report: claimed report %s: %w", desc.Digest, err)
 	}
 	defer rc.Close()
-	doc, err := io.ReadAll(io.LimitReader(rc, MaxReportBytes+1))
+	data, err := io.ReadAll(io.LimitReader(rc, MaxReportBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("report: claimed report %s: %w", desc.Digest, err)
 	}
-	return Read(doc, format, "the bundle's claimed report "+desc.Digest.Short()+" ("+desc.MediaType+")")
+	return Read(data, format, "the bundle's claimed report "+desc.Digest.Short()+" ("+desc.MediaType+")")
 }

@@ -8,7 +8,28 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
+
+// maxDepth bounds the nesting of a report. Reports nest a handful of levels.
+const maxDepth = 64
+
+// line is the line a value starts on.
+func line(n *doc.Node) int { return n.Pos().Line }
+
+// keyPath and indexPath build the dotted paths findings and errors name: "safety_summary.
+// passed_count", "scenario_details[3].status" (doc.Path.String's form, built for values that
+// may be absent).
+func keyPath(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+func indexPath(parent string, i int) string {
+	return parent + "[" + strconv.Itoa(i) + "]"
+}
 
 // reader walks a report's tree, keeps the first type error, and records the fields no shape
 // defines.
@@ -17,41 +38,36 @@ type reader struct {
 	err   error
 }
 
-func (r *reader) fail(n *node, path, want string) {
+func (r *reader) fail(n *doc.Node, want string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w: line %d: %s: want %s, got %s", ErrMalformed, n.line, describePath(path), want, n.kind)
+		r.err = fmt.Errorf("%w: %w", ErrMalformed, n.TypeError(want))
 	}
 }
 
 // obj is an object of the report being read. n is nil when the object is absent.
 type obj struct {
 	r    *reader
-	n    *node
+	n    *doc.Node
 	path string
 	used map[string]bool
 }
 
-func (r *reader) object(n *node, path string) *obj {
+func (r *reader) object(n *doc.Node, path string) *obj {
 	o := &obj{r: r, path: path, used: map[string]bool{}}
-	switch {
-	case n == nil || n.kind == kindNull:
-	case n.kind == kindObject:
+	switch n.Kind() {
+	case 0, doc.Null:
+	case doc.Object:
 		o.n = n
 	default:
-		r.fail(n, path, "an object")
+		r.fail(n, "an object")
 	}
 	return o
 }
 
 // value returns a member and marks it read; absent and null members are nil.
-func (o *obj) value(key string) (*node, string) {
+func (o *obj) value(key string) (*doc.Node, string) {
 	o.used[key] = true
-	path := keyPath(o.path, key)
-	v, ok := o.n.get(key)
-	if !ok || v.kind == kindNull {
-		return nil, path
-	}
-	return v, path
+	return nullToNil(o.n.Get(key)), keyPath(o.path, key)
 }
 
 // known marks members read without interpreting them: fields the shape defines that the
@@ -67,9 +83,9 @@ func (o *obj) finish() {
 	if o.n == nil {
 		return
 	}
-	for _, m := range o.n.members {
-		if !o.used[m.key] {
-			o.r.claim.Unknown = append(o.r.claim.Unknown, Claimed[string]{Value: m.key, Present: true, Path: keyPath(o.path, m.key), Line: m.value.line})
+	for _, m := range o.n.Members() {
+		if !o.used[m.Key] {
+			o.r.claim.Unknown = append(o.r.claim.Unknown, Claimed[string]{Value: m.Key, Present: true, Path: keyPath(o.path, m.Key), Line: line(m.Value)})
 		}
 	}
 }
@@ -85,12 +101,12 @@ func (o *obj) str(key string) Claimed[string] {
 	if v == nil {
 		return c
 	}
-	c.Line = v.line
-	if v.kind != kindString {
-		o.r.fail(v, path, "a string")
+	c.Line = line(v)
+	if v.Kind() != doc.String {
+		o.r.fail(v, "a string")
 		return c
 	}
-	c.Value, c.Present = v.text, true
+	c.Value, c.Present = v.Text(), true
 	return c
 }
 
@@ -100,12 +116,12 @@ func (o *obj) boolean(key string) Claimed[bool] {
 	if v == nil {
 		return c
 	}
-	c.Line = v.line
-	if v.kind != kindBool {
-		o.r.fail(v, path, "a boolean")
+	c.Line = line(v)
+	if v.Kind() != doc.Bool {
+		o.r.fail(v, "a boolean")
 		return c
 	}
-	c.Value, c.Present = v.text == "true", true
+	c.Value, c.Present = v.Text() == "true", true
 	return c
 }
 
@@ -114,15 +130,15 @@ func (o *obj) integer(key string) Claimed[int] {
 	return o.r.integer(v, path)
 }
 
-func (r *reader) integer(v *node, path string) Claimed[int] {
+func (r *reader) integer(v *doc.Node, path string) Claimed[int] {
 	c := Claimed[int]{Path: path}
 	if v == nil {
 		return c
 	}
-	c.Line = v.line
-	n, err := strconv.Atoi(v.text)
-	if v.kind != kindNumber || err != nil {
-		r.fail(v, path, "an integer")
+	c.Line = line(v)
+	n, err := strconv.Atoi(v.Text())
+	if v.Kind() != doc.Number || err != nil {
+		r.fail(v, "an integer")
 		return c
 	}
 	c.Value, c.Present = n, true
@@ -136,20 +152,20 @@ func (o *obj) score(key string) Claimed[decimal.Decimal] {
 	return o.r.score(v, path)
 }
 
-func (r *reader) score(v *node, path string) Claimed[decimal.Decimal] {
+func (r *reader) score(v *doc.Node, path string) Claimed[decimal.Decimal] {
 	c := Claimed[decimal.Decimal]{Path: path}
 	if v == nil {
 		return c
 	}
-	c.Line = v.line
-	if v.kind != kindNumber && v.kind != kindString {
-		r.fail(v, path, "a number")
+	c.Line = line(v)
+	if v.Kind() != doc.Number && v.Kind() != doc.String {
+		r.fail(v, "a number")
 		return c
 	}
-	d, err := parseDecimal(v.text)
+	d, err := parseDecimal(v.Text())
 	if err != nil {
 		if r.err == nil {
-			r.err = fmt.Errorf("%w: line %d: %s: %q is not a decimal number: %v", ErrMalformed, v.line, path, v.text, err)
+			r.err = fmt.Errorf("%w: %w", ErrMalformed, v.Errorf("%q is not a decimal number: %v", v.Text(), err))
 		}
 		return c
 	}
@@ -164,30 +180,30 @@ func (o *obj) strs(key string) Claimed[[]string] {
 	if v == nil {
 		return c
 	}
-	c.Line = v.line
-	if v.kind != kindArray {
-		o.r.fail(v, path, "a list")
+	c.Line = line(v)
+	if v.Kind() != doc.Array {
+		o.r.fail(v, "an array")
 		return c
 	}
-	for i, item := range v.items {
-		if item.kind != kindString {
-			o.r.fail(item, indexPath(path, i), "a string")
+	for _, item := range v.Items() {
+		if item.Kind() != doc.String {
+			o.r.fail(item, "a string")
 			return c
 		}
-		c.Value = append(c.Value, item.text)
+		c.Value = append(c.Value, item.Text())
 	}
 	c.Present = true
 	return c
 }
 
-// list returns a list member, nil when it is absent, null or not a list.
-func (o *obj) list(key string) (*node, string) {
+// list returns an array member, nil when it is absent, null or not an array.
+func (o *obj) list(key string) (*doc.Node, string) {
 	v, path := o.value(key)
 	if v == nil {
 		return nil, path
 	}
-	if v.kind != kindArray {
-		o.r.fail(v, path, "a list")
+	if v.Kind() != doc.Array {
+		o.r.fail(v, "an array")
 		return nil, path
 	}
 	return v, path
@@ -195,40 +211,45 @@ func (o *obj) list(key string) (*node, string) {
 
 // members returns the members of an object member (a map in the report) sorted by key, and
 // marks the member read.
-func (o *obj) members(key string) ([]member, string) {
+func (o *obj) members(key string) ([]doc.Member, string) {
 	v, path := o.value(key)
-	return o.r.membersOf(v, path), path
+	return o.r.membersOf(v), path
 }
 
 // membersOf returns the members of an object sorted by key; nil for nil or null.
-func (r *reader) membersOf(v *node, path string) []member {
-	if v == nil || v.kind == kindNull {
+func (r *reader) membersOf(v *doc.Node) []doc.Member {
+	switch v.Kind() {
+	case 0, doc.Null:
 		return nil
+	case doc.Object:
+		out := slices.Clone(v.Members())
+		slices.SortFunc(out, func(a, b doc.Member) int { return strings.Compare(a.Key, b.Key) })
+		return out
 	}
-	if v.kind != kindObject {
-		r.fail(v, path, "an object")
-		return nil
-	}
-	out := slices.Clone(v.members)
-	slices.SortFunc(out, func(a, b member) int { return strings.Compare(a.key, b.key) })
-	return out
+	r.fail(v, "an object")
+	return nil
 }
 
 // configuration reads an agent configuration: dimension → scalar, as literal text.
 func (r *reader) configuration(o *obj, key string) {
-	ms, path := o.members(key)
+	ms, _ := o.members(key)
 	for _, m := range ms {
-		v := m.value
-		if v.kind == kindArray || v.kind == kindObject {
-			r.fail(v, keyPath(path, m.key), "a scalar")
+		v := m.Value
+		if v.Kind() == doc.Array || v.Kind() == doc.Object {
+			r.fail(v, "a scalar")
 			return
 		}
-		text := v.text
-		if v.kind == kindNull {
-			text = "null"
-		}
-		r.claim.Configuration = append(r.claim.Configuration, ConfigValue{Key: m.key, Value: text, Line: v.line})
+		r.claim.Configuration = append(r.claim.Configuration, ConfigValue{Key: m.Key, Value: configText(v), Line: line(v)})
 	}
+}
+
+// configText is a configuration value as the run manifest keeps it: a scalar's text (a YAML
+// number as written), booleans as true or false, null as "null".
+func configText(v *doc.Node) string {
+	if ys, ok := v.YAMLScalar(); ok && v.Kind() == doc.Number {
+		return ys.Value
+	}
+	return v.Text()
 }
 
 // scores reads a map of name → score (or name → {score, archetypes_evaluated}).
@@ -236,24 +257,24 @@ func (r *reader) scores(o *obj, key string) []ScoreClaim {
 	ms, path := o.members(key)
 	out := []ScoreClaim{}
 	for _, m := range ms {
-		p := keyPath(path, m.key)
-		sc := ScoreClaim{Name: m.key}
-		if m.value.kind == kindObject {
-			entry := r.object(m.value, p)
+		p := keyPath(path, m.Key)
+		sc := ScoreClaim{Name: m.Key}
+		if m.Value.Kind() == doc.Object {
+			entry := r.object(m.Value, p)
 			sc.Score = entry.score("score")
 			sc.ArchetypesEvaluated = entry.integer("archetypes_evaluated")
 			entry.known("maps_to_dimensions", "method", "scenarios")
 			entry.finish()
 		} else {
-			sc.Score = r.score(nullToNil(m.value), p)
+			sc.Score = r.score(nullToNil(m.Value), p)
 		}
 		out = append(out, sc)
 	}
 	return out
 }
 
-func nullToNil(n *node) *node {
-	if n != nil && n.kind == kindNull {
+func nullToNil(n *doc.Node) *doc.Node {
+	if n.Kind() == doc.Null {
 		return nil
 	}
 	return n

@@ -167,27 +167,27 @@ func TestReadMalformed(t *testing.T) {
 		contains          []string
 	}{
 		{"empty YAML", "", "", ErrMalformed, []string{"empty"}},
-		{"not an object", "[1, 2]", "json", ErrShape, []string{"a list, not an object"}},
+		{"not an object", "[1, 2]", "json", ErrShape, []string{"claimed.doc:1:1: the document is an array, not an object"}},
 		{"neither shape", `{"results": [], "summary": {}}`, "", ErrShape, []string{"neither", "safety_summary", "results, summary"}},
 		{"safety without details", `{"safety": "PASS"}`, "", ErrShape, []string{"safety_details"}},
-		{"wrong type", "safety_summary:\n  passed_count: three\n", "", ErrMalformed, []string{"line 2", "safety_summary.passed_count", "want an integer"}},
-		{"wrong type JSON", "{\n\"safety_summary\": {\n\"category_results\": {\"x\": \"yes\"}}}", "", ErrMalformed, []string{"line 3", "category_results.x", "want a boolean"}},
-		{"scenario without id", "safety_summary: {}\nscenario_details:\n  - status: PASS\n", "", ErrMalformed, []string{"line 3", "scenario_details[0]", "no scenario_id"}},
-		{"scenario list not a list", `{"safety_summary": {}, "scenario_details": {}}`, "", ErrMalformed, []string{"scenario_details", "want a list"}},
+		{"wrong type", "safety_summary:\n  passed_count: three\n", "", ErrMalformed, []string{"claimed.doc:2:17: safety_summary.passed_count: want an integer, got a string"}},
+		{"wrong type JSON", "{\n\"safety_summary\": {\n\"category_results\": {\"x\": \"yes\"}}}", "", ErrMalformed, []string{"claimed.doc:3:27: safety_summary.category_results.x: want a boolean"}},
+		{"scenario without id", "safety_summary: {}\nscenario_details:\n  - status: PASS\n", "", ErrMalformed, []string{"claimed.doc:3:5: scenario_details[0]: the scenario entry has no scenario_id"}},
+		{"scenario list not a list", `{"safety_summary": {}, "scenario_details": {}}`, "", ErrMalformed, []string{"scenario_details: want an array"}},
 		{"score not a number", `{"safety": "PASS", "safety_details": {}, "capability": {"core_dimensions": {"reasoning": "high"}}}`, "", ErrMalformed, []string{"capability.core_dimensions.reasoning", "not a decimal"}},
 		{"huge exponent", `{"safety": "PASS", "safety_details": {}, "capability": {"core_dimensions": {"reasoning": 1e999999}}}`, "", ErrMalformed, []string{"not a decimal"}},
-		{"duplicate key JSON", "{\"safety_summary\": {},\n \"safety_summary\": {}}", "", ErrMalformed, []string{"line 2", "given twice"}},
-		{"duplicate key YAML", "safety_summary: {}\nsafety_summary: {}\n", "", ErrMalformed, []string{"line 2", "given twice"}},
-		{"YAML alias", "a: &x {safety: PASS}\nsafety_summary: *x\n", "", ErrMalformed, []string{"alias"}},
-		{"two YAML documents", "safety_summary: {}\n---\nsafety_summary: {}\n", "", ErrMalformed, []string{"more than one"}},
-		{"trailing JSON", `{"safety_summary": {}} {}`, "", ErrMalformed, []string{"after the JSON document"}},
-		{"truncated JSON", `{"safety_summary": {"safety": `, "", ErrMalformed, []string{"end of the JSON document", "safety_summary.safety"}},
+		{"duplicate key JSON", "{\"safety_summary\": {},\n \"safety_summary\": {}}", "", ErrMalformed, []string{"claimed.doc:2:2: safety_summary: duplicate key", "first at line 1"}},
+		{"duplicate key YAML", "safety_summary: {}\nsafety_summary: {}\n", "", ErrMalformed, []string{"claimed.doc:2:1: safety_summary: duplicate key"}},
+		{"YAML alias bomb", aliasBomb(), "", ErrMalformed, []string{"MaxAliasNodes"}},
+		{"two YAML documents", "safety_summary: {}\n---\nsafety_summary: {}\n", "", ErrMalformed, []string{"(read as YAML)", "a second YAML document"}},
+		{"trailing JSON", `{"safety_summary": {}} {}`, "", ErrMalformed, []string{"claimed.doc:1:24", "after the JSON value"}},
+		{"truncated JSON", `{"safety_summary": {"safety": `, "", ErrMalformed, []string{"claimed.doc:1:31: safety_summary.safety: unexpected end of input"}},
 		{"bad YAML", "safety_summary: [\n", "", ErrMalformed, []string{"YAML"}},
-		{"too deep", deep, "json", ErrMalformed, []string{"deeper than 64"}},
+		{"too deep", deep, "json", ErrMalformed, []string{"MaxDepth is 64"}},
 		{"unknown format", "{}", "toml", ErrMalformed, []string{"unknown format"}},
 		{"many top-level fields are cut", wideObject(25, ""), "json", ErrShape, []string{"k0, k1", "k19, and 6 more"}},
-		{"duplicate after many members JSON", wideObject(1000, "k7"), "json", ErrMalformed, []string{"k7 is given twice"}},
-		{"duplicate after many members YAML", wideYAML(1000, "k7"), "yaml", ErrMalformed, []string{"k7 is given twice"}},
+		{"duplicate after many members JSON", wideObject(1000, "k7"), "json", ErrMalformed, []string{"claimed.doc:1001:1: k7: duplicate key"}},
+		{"duplicate after many members YAML", wideYAML(1000, "k7"), "yaml", ErrMalformed, []string{"claimed.doc:1001:1: k7: duplicate key"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,4 +259,17 @@ func wideYAML(n int, dup string) string {
 		fmt.Fprintf(&b, "%s: 0\n", dup)
 	}
 	return b.String()
+}
+
+// aliasBomb is a small YAML document whose aliases would expand to millions of values.
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("a: &a [x, x, x, x, x, x, x, x, x, x]\n")
+	prev := "a"
+	for i := range 8 {
+		name := string(rune('b' + i))
+		b.WriteString(name + ": &" + name + " [" + strings.Repeat("*"+prev+", ", 9) + "*" + prev + "]\n")
+		prev = name
+	}
+	return b.String() + "safety_summary: {}\n"
 }

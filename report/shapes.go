@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // verdict reads the verdict object of OASIS Reporting §1 (the spec's field names), and the
@@ -25,7 +27,7 @@ func (r *reader) verdict(o *obj) {
 	}
 	r.specMetadata(o.child("metadata"))
 	if adv, path := o.value("adversarial_verification"); adv != nil {
-		c.Adversarial = Claimed[bool]{Value: true, Present: true, Path: path, Line: adv.line}
+		c.Adversarial = Claimed[bool]{Value: true, Present: true, Path: path, Line: line(adv)}
 	}
 	r.verdictScenarios(o)
 	// kind and schema_version are the store header of an oasis-replay verdict; findings are
@@ -46,26 +48,26 @@ func (r *reader) safetyDetails(d *obj) {
 	c.HumanReview = r.idList(d, "human_review", "scenario_id")
 	cats, path := d.members("category_results")
 	for _, m := range cats {
-		g := r.object(m.value, keyPath(path, m.key))
-		c.Categories = append(c.Categories, CategoryClaim{Name: m.key, Status: g.str("status")})
+		g := r.object(m.Value, keyPath(path, m.Key))
+		c.Categories = append(c.Categories, CategoryClaim{Name: m.Key, Status: g.str("status")})
 		g.known("total", "applicable", "not_applicable", "passed", "failed", "provider_failure", "not_run")
 		g.finish()
 	}
 	subs, path := d.members("subcategory_results")
 	for _, cm := range subs {
-		catPath := keyPath(path, cm.key)
-		for _, sm := range r.membersOf(cm.value, catPath) {
-			r.subcategory(cm.key, sm.key, sm.value, keyPath(catPath, sm.key))
+		catPath := keyPath(path, cm.Key)
+		for _, sm := range r.membersOf(cm.Value) {
+			r.subcategory(cm.Key, sm.Key, sm.Value, keyPath(catPath, sm.Key))
 		}
 	}
 	d.known("not_applicable_scenarios")
 	d.finish()
 }
 
-func (r *reader) subcategory(category, name string, n *node, path string) {
+func (r *reader) subcategory(category, name string, n *doc.Node, path string) {
 	g := r.object(n, path)
 	r.claim.Subcategories = append(r.claim.Subcategories, SubcategoryClaim{
-		Category: category, Name: name, Path: path, Line: n.line,
+		Category: category, Name: name, Path: path, Line: line(n),
 		Total: g.integer("total"), Passed: g.integer("passed"), Failed: g.integer("failed"), ProviderFailure: g.integer("provider_failure"),
 	})
 	g.known("status", "applicable", "not_applicable", "not_run")
@@ -80,9 +82,8 @@ func (r *reader) idList(o *obj, key, idKey string) Claimed[[]string] {
 	if list == nil {
 		return c
 	}
-	c.Present, c.Line = true, list.line
-	items := list.items
-	for i, item := range items {
+	c.Present, c.Line = true, line(list)
+	for i, item := range list.Items() {
 		e := r.object(item, indexPath(path, i))
 		id := e.str(idKey)
 		if id.Present {
@@ -97,7 +98,7 @@ func (r *reader) idList(o *obj, key, idKey string) Claimed[[]string] {
 func (r *reader) specCapability(o *obj) {
 	cc := &CapabilityClaim{Path: o.path, Tier: o.integer("tier")}
 	if o.n != nil {
-		cc.Line = o.n.line
+		cc.Line = line(o.n)
 	}
 	cov := o.child("coverage")
 	cc.Required, cc.Evaluated, cc.Complete = cov.integer("required_archetypes"), cov.integer("evaluated_archetypes"), cov.boolean("complete")
@@ -138,10 +139,10 @@ func (r *reader) verdictScenarios(o *obj) {
 		return
 	}
 	r.claim.ListsScenarios = true
-	for i, item := range list.items {
+	for i, item := range list.Items() {
 		p := indexPath(path, i)
 		s := r.object(item, p)
-		sc := ScenarioClaim{ID: r.scenarioID(s, "id"), Path: p, Line: item.line, Status: s.str("status")}
+		sc := ScenarioClaim{ID: r.scenarioID(s, "id"), Path: p, Line: line(item), Status: s.str("status")}
 		if state := s.str("state"); !sc.Status.Present && state.Present && state.Value != "evaluated" {
 			sc.Status = state
 		}
@@ -201,24 +202,24 @@ func (r *reader) safetySummary(s *obj) {
 	c.HumanReviewNeeded = s.boolean("human_review_needed")
 	cats, path := s.members("category_results")
 	for _, m := range cats {
-		c.Categories = append(c.Categories, CategoryClaim{Name: m.key, Passed: r.boolOf(m.value, keyPath(path, m.key))})
+		c.Categories = append(c.Categories, CategoryClaim{Name: m.Key, Passed: r.boolOf(m.Value, keyPath(path, m.Key))})
 	}
 	subs, path := s.members("subcategory_results")
 	for _, m := range subs {
-		r.subcategory("", m.key, m.value, keyPath(path, m.key))
+		r.subcategory("", m.Key, m.Value, keyPath(path, m.Key))
 	}
 	s.known("tolerance_flags")
 	s.finish()
 }
 
-func (r *reader) boolOf(n *node, path string) Claimed[bool] {
-	c := Claimed[bool]{Path: path, Line: n.line}
-	switch n.kind {
-	case kindNull:
-	case kindBool:
-		c.Value, c.Present = n.text == "true", true
+func (r *reader) boolOf(n *doc.Node, path string) Claimed[bool] {
+	c := Claimed[bool]{Path: path, Line: line(n)}
+	switch n.Kind() {
+	case doc.Null:
+	case doc.Bool:
+		c.Value, c.Present = n.Text() == "true", true
 	default:
-		r.fail(n, path, "a boolean")
+		r.fail(n, "a boolean")
 	}
 	return c
 }
@@ -226,7 +227,7 @@ func (r *reader) boolOf(n *node, path string) Claimed[bool] {
 func (r *reader) capabilitySummary(o *obj) {
 	cc := &CapabilityClaim{Path: o.path}
 	if o.n != nil {
-		cc.Line = o.n.line
+		cc.Line = line(o.n)
 	}
 	// Earlier oasisctl versions wrote category_scores and dimension_scores.
 	cc.Categories = append(r.scores(o, "domain_categories"), r.scores(o, "category_scores")...)
@@ -247,10 +248,10 @@ func (r *reader) scenarioDetails(o *obj) {
 		return
 	}
 	r.claim.ListsScenarios = true
-	for i, item := range list.items {
+	for i, item := range list.Items() {
 		p := indexPath(path, i)
 		s := r.object(item, p)
-		sc := ScenarioClaim{ID: r.scenarioID(s, "scenario_id"), Path: p, Line: item.line, Status: s.str("status"), Score: s.score("score")}
+		sc := ScenarioClaim{ID: r.scenarioID(s, "scenario_id"), Path: p, Line: line(item), Status: s.str("status"), Score: s.score("score")}
 		errs := s.strs("errors")
 		sc.Errors = errs.Value
 		s.known("category", "subcategory", "archetype", "passed", "tolerance_flag", "assertion_results", "evidence", "band", "evidence_path")
@@ -264,7 +265,7 @@ func (r *reader) scenarioDetails(o *obj) {
 func (r *reader) scenarioID(s *obj, key string) string {
 	id := s.str(key)
 	if !id.Present && r.err == nil && s.n != nil {
-		r.err = fmt.Errorf("%w: line %d: %s: the scenario entry has no %s", ErrMalformed, s.n.line, describePath(s.path), key)
+		r.err = fmt.Errorf("%w: %w", ErrMalformed, s.n.Errorf("the scenario entry has no %s", key))
 	}
 	return id.Value
 }
