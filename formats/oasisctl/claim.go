@@ -1,8 +1,7 @@
-package report
+package oasisctl
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,21 +11,18 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Sentinel errors of the package.
 var (
 	// ErrMalformed: a report is not a well-formed JSON or YAML document, or a field has the
 	// wrong type.
-	ErrMalformed = errclass.New(errclass.Input, "report: malformed report")
+	ErrMalformed = errclass.New(errclass.Input, "oasisctl: malformed report")
 	// ErrShape: a report is well-formed but is neither a Reporting §1 verdict nor an oasisctl
 	// report.
-	ErrShape = errclass.New(errclass.Input, "report: unrecognised report")
-	// ErrNoClaim: the bundle records no claimed report and none was given.
-	ErrNoClaim = errclass.New(errclass.NotFound, "report: no claimed report")
+	ErrShape = errclass.New(errclass.Input, "oasisctl: unrecognised report")
 	// ErrTooLarge: a report exceeds MaxReportBytes.
-	ErrTooLarge = errclass.New(errclass.Input, "report: report too large")
+	ErrTooLarge = errclass.New(errclass.Input, "oasisctl: report too large")
 )
 
 // MaxReportBytes bounds a claimed report. A full 50-scenario oasisctl report is about 100 KiB.
@@ -267,12 +263,12 @@ func keys(n *doc.Node) []string {
 func ReadFile(path string) (*Claim, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("oasisctl: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxReportBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
+		return nil, fmt.Errorf("oasisctl: %s: %w", path, err)
 	}
 	format := ""
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -282,44 +278,4 @@ func ReadFile(path string) (*Claim, error) {
 		format = FormatJSON
 	}
 	return Read(data, format, path)
-}
-
-// BlobSource is what LoadClaimed reads the claimed report through; store.Store satisfies it.
-type BlobSource interface {
-	OpenBlob(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error)
-}
-
-// claimedFormats maps the media types a recorder gives claimed reports to their format.
-var claimedFormats = map[string]string{
-	store.MediaTypeOasisctlReport:     FormatJSON,
-	store.MediaTypeOasisctlReportYAML: FormatYAML,
-	store.MediaTypeOasisVerdict:       FormatJSON,
-	store.MediaTypeVerdict:            FormatJSON,
-	store.MediaTypeJSON:               FormatJSON,
-	store.MediaTypeYAML:               FormatYAML,
-}
-
-// LoadClaimed reads the claimed report a run manifest records (RunManifest.Claimed).
-func LoadClaimed(ctx context.Context, src BlobSource, m *store.RunManifest) (*Claim, error) {
-	desc := m.Claimed
-	if desc == nil {
-		return nil, fmt.Errorf("%w: the bundle records none; give one with --report", ErrNoClaim)
-	}
-	format, ok := claimedFormats[desc.MediaType]
-	if !ok {
-		return nil, fmt.Errorf("%w: the claimed report %s has media type %q, which is not a report audit reads", ErrShape, desc.Digest, desc.MediaType)
-	}
-	if desc.Size > MaxReportBytes {
-		return nil, fmt.Errorf("%w: the claimed report %s has %d bytes, the limit is %d", ErrTooLarge, desc.Digest, desc.Size, MaxReportBytes)
-	}
-	rc, _, err := src.OpenBlob(ctx, desc.Digest)
-	if err != nil {
-		return nil, fmt.Errorf("report: claimed report %s: %w", desc.Digest, err)
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, MaxReportBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("report: claimed report %s: %w", desc.Digest, err)
-	}
-	return Read(data, format, "the bundle's claimed report "+desc.Digest.Short()+" ("+desc.MediaType+")")
 }

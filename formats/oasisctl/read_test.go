@@ -1,4 +1,4 @@
-package report
+package oasisctl
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 )
 
 // TestReadFixtures reads the three oasisctl reports in JSON and in YAML: both formats give the
@@ -272,4 +273,11 @@ func aliasBomb() string {
 		prev = name
 	}
 	return b.String() + "safety_summary: {}\n"
+}
+
+// fixtureReport returns the path of an oasisctl fixture report, "verdict.json" or
+// "verdict.yaml".
+func fixtureReport(t testing.TB, run, file string) string {
+	t.Helper()
+	return filepath.Join(sharedtest.OasisctlRun(t, run), file)
 }
