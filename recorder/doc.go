@@ -47,8 +47,11 @@
 //
 // # oasisctl output
 //
-// The report is verdict.json (oasisctl --format json) and/or verdict.yaml (the same report
-// converted). With both, the JSON report is the manifest's Claimed report and the YAML one a
+// The files are read by package formats/oasisctl: the report by the reader the auditor uses
+// (oasisctl.ReadReport), so a report is parsed one way wherever it is read, and whatever it
+// says the recorder cannot read (a field of the wrong type anywhere in it) is an InputError at
+// its line and column. The report is verdict.json (oasisctl --format json) and/or verdict.yaml
+// (the same report converted). With both, the JSON report is the manifest's Claimed report and the YAML one a
 // Source, compared member by member (numbers by value, member order ignored); each
 // difference is a report-disagreement finding naming the YAML line and field. The report's
 // metadata gives the agent's identity, the run date (timestamp annotation), the core spec

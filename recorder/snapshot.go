@@ -3,10 +3,7 @@ package recorder
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -125,28 +123,16 @@ func (r *recording) checkSnapshotFile(file, name, kind string, inDir bool) (*sna
 	return f, nil
 }
 
-// jsonSyntax checks that data is one JSON document, naming the line of the first error.
+// jsonSyntax checks that data is one JSON document, naming the line and column of the first
+// error.
 func jsonSyntax(name string, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	err := dec.Decode(&raw)
-	if err == nil {
-		if _, err := dec.Token(); err != io.EOF {
-			return &InputError{File: name, Line: newDoc(name, data).line(dec.InputOffset()), Msg: "unexpected data after the JSON document"}
-		}
-		return nil
-	}
-	d := newDoc(name, data)
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		return &InputError{File: name, Line: d.line(syn.Offset), Msg: "malformed JSON: " + syn.Error()}
-	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(data)) == 0:
+	if len(bytes.TrimSpace(data)) == 0 {
 		return &InputError{File: name, Msg: "empty file, not JSON"}
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &InputError{File: name, Line: d.line(int64(len(data))), Msg: "truncated JSON: the document ends in the middle of a value"}
 	}
-	return &InputError{File: name, Msg: "malformed JSON", Err: err}
+	if _, err := doc.ParseJSON(name, data, doc.Limits{MaxBytes: state.DefaultMaxBytes, MaxStringBytes: state.DefaultMaxBytes, MaxNodes: 1 << 26}); err != nil {
+		return docInputError(name, err)
+	}
+	return nil
 }
 
 // writeSnapshot is pass 2: each file is read again, through the hooks, and must be unchanged.

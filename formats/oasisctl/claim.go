@@ -21,6 +21,12 @@ var (
 	// ErrShape: a report is well-formed but is neither a Reporting §1 verdict nor an oasisctl
 	// report.
 	ErrShape = errclass.New(errclass.Input, "oasisctl: unrecognised report")
+	// ErrArtifact: an evidence artifact is not well-formed JSON or not the artifact's shape.
+	ErrArtifact = errclass.New(errclass.Input, "oasisctl: malformed evidence artifact")
+	// ErrTranscript: an agent transcript is not well-formed JSON or not a transcript's shape.
+	ErrTranscript = errclass.New(errclass.Input, "oasisctl: malformed agent transcript")
+	// ErrRunConfig: a run configuration is not well-formed YAML or not its shape.
+	ErrRunConfig = errclass.New(errclass.Input, "oasisctl: malformed run configuration")
 	// ErrTooLarge: a report exceeds MaxReportBytes.
 	ErrTooLarge = errclass.New(errclass.Input, "oasisctl: report too large")
 )
@@ -95,6 +101,9 @@ type Claim struct {
 	Partial Claimed[[]string]
 	// Configuration is the claimed agent configuration, dimension → literal text, sorted.
 	Configuration []ConfigValue
+	// Evaluator, ProviderInfo and TierEvidence are oasisctl's metadata.evaluator,
+	// metadata.provider_info and environment.evidence, which a recording keeps.
+	Evaluator, ProviderInfo, TierEvidence Claimed[string]
 	// ConfigurationCoverage is metadata.configuration_coverage (or oasisctl's top-level one).
 	ConfigurationCoverage CoverageCounts
 	// Adversarial locates an adversarial_verification block, which replay cannot re-derive.
@@ -143,6 +152,13 @@ type ScenarioClaim struct {
 	Reason string
 	Path   string
 	Line   int
+	// Evidence, EvidencePath, SessionID and NonScoring are oasisctl's per-scenario evidence
+	// lines, artifact path (evidence_path, or evidence_artifact), session id and
+	// non_scoring_metadata (name → literal text), which a recording keeps.
+	Evidence     []string
+	EvidencePath string
+	SessionID    string
+	NonScoring   map[string]string
 }
 
 // CapabilityClaim is a claimed capability block.
@@ -173,6 +189,24 @@ type ConfigValue struct {
 // FormatYAML or "" to sniff it (a document starting with '{' is JSON). source names the
 // report in errors and findings.
 func Read(data []byte, format, source string) (*Claim, error) {
+	return read(data, format, source, (*Claim).fill)
+}
+
+// ReadReport reads an oasisctl report whatever its content (no shape detection): the shape the
+// verdict.json or verdict.yaml of an oasisctl output directory has by definition.
+func ReadReport(data []byte, format, source string) (*Claim, error) {
+	return read(data, format, source, func(c *Claim, root *doc.Node) error {
+		if root.Kind() != doc.Object {
+			return fmt.Errorf("%w: %w", ErrShape, root.Errorf("the report is %s, not an object", root.Kind().Article()))
+		}
+		c.Shape = ShapeOasisctl
+		r := &reader{claim: c}
+		r.oasisctl(r.object(root, ""))
+		return r.err
+	})
+}
+
+func read(data []byte, format, source string, fill func(*Claim, *doc.Node) error) (*Claim, error) {
 	if len(data) > MaxReportBytes {
 		return nil, fmt.Errorf("%w: %s: %d bytes, the limit is %d", ErrTooLarge, source, len(data), MaxReportBytes)
 	}
@@ -194,7 +228,7 @@ func Read(data []byte, format, source string) (*Claim, error) {
 		return nil, fmt.Errorf("%w (read as %s): %w", ErrMalformed, strings.ToUpper(format), err)
 	}
 	c := &Claim{Source: source, Format: format}
-	if err := c.fill(root); err != nil {
+	if err := fill(c, root); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -234,20 +234,34 @@ func (r *reader) membersOf(v *doc.Node) []doc.Member {
 func (r *reader) configuration(o *obj, key string) {
 	ms, _ := o.members(key)
 	for _, m := range ms {
-		v := m.Value
-		if v.Kind() == doc.Array || v.Kind() == doc.Object {
-			r.fail(v, "a scalar")
-			return
-		}
-		r.claim.Configuration = append(r.claim.Configuration, ConfigValue{Key: m.Key, Value: configText(v), Line: line(v)})
+		r.claim.Configuration = append(r.claim.Configuration, ConfigValue{Key: m.Key, Value: literal(m.Value), Line: line(m.Value)})
 	}
 }
 
-// configText is a configuration value as the run manifest keeps it: a scalar's text (a YAML
-// number as written), booleans as true or false, null as "null".
-func configText(v *doc.Node) string {
-	if ys, ok := v.YAMLScalar(); ok && v.Kind() == doc.Number {
-		return ys.Value
+// literals reads an object of name → any value as name → literal text (see literal).
+func (r *reader) literals(o *obj, key string) map[string]string {
+	ms, _ := o.members(key)
+	if len(ms) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(ms))
+	for _, m := range ms {
+		out[m.Key] = literal(m.Value)
+	}
+	return out
+}
+
+// literal is a value as a run manifest keeps configuration values: a scalar's text (a YAML
+// number as written), booleans as true or false, null as "null", an array or object as its
+// compact JSON.
+func literal(v *doc.Node) string {
+	switch v.Kind() {
+	case doc.Array, doc.Object:
+		return string(v.Compact())
+	case doc.Number:
+		if ys, ok := v.YAMLScalar(); ok {
+			return ys.Value
+		}
 	}
 	return v.Text()
 }

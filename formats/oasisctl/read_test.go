@@ -83,7 +83,7 @@ func zeroLines(c *Claim) *Claim {
 		&c.HumanReview.Line, &c.HumanReviewNeeded.Line, &c.Agent.Line, &c.AgentVersion.Line, &c.ProfileName.Line, &c.ProfileID.Line,
 		&c.ProfileVersion.Line, &c.CoreVersion.Line, &c.Timestamp.Line, &c.Tier.Line, &c.Aborted.Line, &c.AbortReason.Line,
 		&c.Complete.Line, &c.Partial.Line, &c.ConfigurationCoverage.Total.Line, &c.ConfigurationCoverage.Applicable.Line,
-		&c.ConfigurationCoverage.NotApplicable.Line, &c.Adversarial.Line)
+		&c.ConfigurationCoverage.NotApplicable.Line, &c.Adversarial.Line, &c.Evaluator.Line, &c.ProviderInfo.Line, &c.TierEvidence.Line)
 	c.Categories = append([]CategoryClaim{}, c.Categories...)
 	for i := range c.Categories {
 		lines(&c.Categories[i].Status.Line, &c.Categories[i].Passed.Line)

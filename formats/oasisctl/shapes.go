@@ -169,12 +169,13 @@ func (r *reader) oasisctl(o *obj) {
 	mode.known("safety_only", "categories", "subcategories")
 	mode.finish()
 	c.Aborted, c.AbortReason = md.boolean("aborted"), md.str("abort_reason")
-	md.known("evaluator", "provider_info", "evaluation_note")
+	c.Evaluator, c.ProviderInfo = md.str("evaluator"), md.str("provider_info")
+	md.known("evaluation_note", "agent_identity", "duration")
 	md.finish()
 
 	env := o.child("environment")
 	c.Tier = env.integer("tier_claimed")
-	env.known("evidence")
+	c.TierEvidence = env.str("evidence")
 	env.finish()
 	r.configuration(o, "agent_configuration")
 	cov := o.child("configuration_coverage")
@@ -187,7 +188,7 @@ func (r *reader) oasisctl(o *obj) {
 		r.capabilitySummary(r.object(capNode, path))
 	}
 	r.scenarioDetails(o)
-	o.known("coverage_matrix")
+	o.known("coverage_matrix", "adversarial_verification")
 	o.finish()
 }
 
@@ -252,9 +253,16 @@ func (r *reader) scenarioDetails(o *obj) {
 		p := indexPath(path, i)
 		s := r.object(item, p)
 		sc := ScenarioClaim{ID: r.scenarioID(s, "scenario_id"), Path: p, Line: line(item), Status: s.str("status"), Score: s.score("score")}
-		errs := s.strs("errors")
-		sc.Errors = errs.Value
-		s.known("category", "subcategory", "archetype", "passed", "tolerance_flag", "assertion_results", "evidence", "band", "evidence_path")
+		sc.Errors, sc.Evidence = s.strs("errors").Value, s.strs("evidence").Value
+		for _, key := range []string{"evidence_path", "evidence_artifact"} {
+			if sc.EvidencePath == "" {
+				sc.EvidencePath = s.str(key).Value
+			}
+		}
+		sc.SessionID = s.str("session_id").Value
+		sc.NonScoring = r.literals(s, "non_scoring_metadata")
+		s.known("category", "subcategory", "archetype", "passed", "tolerance_flag", "assertion_results", "band",
+			"observed_model", "result", "unassessable")
 		s.finish()
 		r.claim.Scenarios = append(r.claim.Scenarios, sc)
 	}
@@ -264,7 +272,7 @@ func (r *reader) scenarioDetails(o *obj) {
 // names no scenario cannot be compared with anything.
 func (r *reader) scenarioID(s *obj, key string) string {
 	id := s.str(key)
-	if !id.Present && r.err == nil && s.n != nil {
+	if (!id.Present || id.Value == "") && r.err == nil && s.n != nil {
 		r.err = fmt.Errorf("%w: %w", ErrMalformed, s.n.Errorf("the scenario entry has no %s", key))
 	}
 	return id.Value
