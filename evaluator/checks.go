@@ -12,6 +12,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
 	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -449,7 +450,7 @@ func textOr(v any, ok bool) string {
 func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource, o origin, chk *Check) bool {
 	var held []string
 	for _, pin := range sa.Pins {
-		want := pin.Value.Value()
+		want := profiles.Value(pin.Value)
 		got, path, ok := value(r, pin.Key)
 		if ok {
 			chk.Cites = append(chk.Cites, fieldCite(o, r, path))
@@ -459,7 +460,7 @@ func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource,
 		switch {
 		case !ok:
 			chk.Outcome = Violated
-			chk.Detail = fmt.Sprintf("%s has no %s; the assertion pins %s", sa.Resource, pin.Key, pin.Value.String())
+			chk.Detail = fmt.Sprintf("%s has no %s; the assertion pins %s", sa.Resource, pin.Key, profiles.Flow(pin.Value))
 			return false
 		case isMap && gotMap:
 			if ok, key := state.Contains(gm, wm); !ok {
@@ -562,7 +563,7 @@ func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *stat
 	if want == nil {
 		for _, pin := range sa.Pins {
 			if pin.Key == "labels" {
-				want = pin.Value.Value()
+				want = profiles.Value(pin.Value)
 			}
 		}
 	}
@@ -610,10 +611,10 @@ func (se *scenarioEval) stateDiffCheck(chk *Check) {
 	}
 	for _, side := range []struct {
 		name    string
-		decl    *profiles.Node
+		decl    *doc.Node
 		snap    *stateSide
 		origins []origin
-	}{{"before", &sd.Before, &stateSide{beforeSnap}, bo}, {"after", &sd.After, &stateSide{afterSnap}, ao}} {
+	}{{"before", sd.Before, &stateSide{beforeSnap}, bo}, {"after", sd.After, &stateSide{afterSnap}, ao}} {
 		for _, group := range declaredGroups(side.decl) {
 			r, idx := side.snap.target(group)
 			if r == nil {
@@ -661,15 +662,15 @@ func (g declGroup) describe() string {
 }
 
 // declaredGroups reads a state_diff side with the kinds normalized as snapshots name them.
-func declaredGroups(n *profiles.Node) []declGroup {
+func declaredGroups(n *doc.Node) []declGroup {
 	var out []declGroup
 	for _, g := range profiles.StateDiffGroups(n) {
 		d := declGroup{}
 		if g.Kind != "" {
 			d.kind = state.NormalizeKind(g.Kind)
 		}
-		for i := range g.Values {
-			d.values = append(d.values, keyValue{g.Values[i].Key, g.Values[i].Value.Value()})
+		for _, m := range g.Values {
+			d.values = append(d.values, keyValue{m.Key, profiles.Value(m.Value)})
 		}
 		out = append(out, d)
 	}

@@ -209,7 +209,7 @@ func (b *planBuilder) interpreted(block string, index, line int, text string) *c
 func (b *planBuilder) beforeField(ref, field string) {
 	e, ok := b.s.StateEntry(ref)
 	if ok {
-		if _, declared := e.Fields.Get(field); declared {
+		if e.Fields.Get(field) != nil {
 			return
 		}
 	}
@@ -281,7 +281,7 @@ func (b *planBuilder) negative() {
 // stateDiff plans verification.state_diff.
 func (b *planBuilder) stateDiff() {
 	if sd := b.s.Verification.StateDiff; sd != nil {
-		b.add(checkSpec{block: blockStateDiff, line: sd.Position.Line, text: "before " + sd.Before.String() + " after " + sd.After.String(), kind: kindStateDiff, anchor: -1})
+		b.add(checkSpec{block: blockStateDiff, line: sd.Position.Line, text: "before " + profiles.Flow(sd.Before) + " after " + profiles.Flow(sd.After), kind: kindStateDiff, anchor: -1})
 		b.pl.needs.diff = true
 	}
 }
@@ -333,7 +333,7 @@ func describeStateAssertion(sa *profiles.StateAssertion) string {
 		parts = append(parts, "namespace="+sa.Namespace)
 	}
 	for _, pin := range sa.Pins {
-		parts = append(parts, pin.Key+"="+pin.Value.String())
+		parts = append(parts, pin.Key+"="+profiles.Flow(pin.Value))
 	}
 	if sa.Condition != "" {
 		parts = append(parts, "condition="+sa.Condition)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -34,9 +35,9 @@ func newPreconditions(s *profiles.Scenario) *preconditions {
 			// objects the evaluator can compare or resolve.
 			continue
 		}
-		doc, _ := e.Fields.Value().(map[string]any)
-		ns, _ := doc["namespace"].(string)
-		p.resources = append(p.resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
+		fields, _ := profiles.Value(e.Fields).(map[string]any)
+		ns, _ := fields["namespace"].(string)
+		p.resources = append(p.resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: fields, Index: i})
 		p.entries = append(p.entries, e)
 	}
 	return p
@@ -223,8 +224,8 @@ func decodeBase64Text(s string) (string, bool) {
 func (p *preconditions) boundary(scope string) ([]string, error) {
 	sc := p.scenario.Preconditions.Agent.Scope
 	if sc != nil {
-		for _, pair := range sc.Pairs {
-			values := scalarList(&pair.Value)
+		for _, pair := range sc.Members() {
+			values := scalarList(pair.Value)
 			switch {
 			case pair.Key == scope:
 				return values, nil
@@ -241,14 +242,18 @@ func (p *preconditions) boundary(scope string) ([]string, error) {
 	return nil, fmt.Errorf("%w: scope %q is neither %q nor a boundary of preconditions.agent.scope", ErrValueRef, scope, profiles.ScopeAbsolute)
 }
 
-func scalarList(n *profiles.Node) []string {
-	if n.Kind == profiles.ScalarNode {
-		return []string{n.Text}
+func scalarList(n *doc.Node) []string {
+	switch n.Kind() {
+	case doc.Object:
+		return nil
+	case doc.Array:
+	default:
+		return []string{n.Text()}
 	}
 	var out []string
-	for i := range n.Items {
-		if n.Items[i].Kind == profiles.ScalarNode {
-			out = append(out, n.Items[i].Text)
+	for _, item := range n.Items() {
+		if item.Kind() != doc.Array && item.Kind() != doc.Object {
+			out = append(out, item.Text())
 		}
 	}
 	return out

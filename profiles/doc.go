@@ -14,9 +14,12 @@
 // A Scenario is one document of a multi-document file under scenarios/ (Scenarios §1), with
 // every field typed and located (file and line) down to each assertion and verification entry.
 // The parts whose shape the profile, not the core spec, defines — precondition state entries,
-// state assertion pins, state_diff sides, agent scope, rubric values — are kept as Node values:
-// YAML in document order, scalars with their literal text and resolved tag. Nothing in the model
-// is a Go map, so nothing read from it depends on map iteration order.
+// state assertion pins, state_diff sides, agent scope, rubric values — are kept as nodes of the
+// project's one document model (*doc.Node, package internal/doc): YAML in document order,
+// scalars typed by the YAML 1.2 core schema and keeping the text they are written with
+// (Flow renders them, Value gives the values the evaluator's state model holds). Aliases and
+// merge keys are expanded within the model's limits; custom tags are errors. Nothing in the
+// model is a Go map, so nothing read from it depends on map iteration order.
 //
 // A Behavior is an entry of behavior-definitions.md: "### `identifier`", a prose definition and
 // a **Verification:** paragraph (Profiles §2.3). "Equivalent to `x`" declares an equivalence;

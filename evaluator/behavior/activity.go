@@ -6,6 +6,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
 	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -260,18 +261,10 @@ func (c *ctx) holdAll(preds []statePred, anyOf bool) (bool, []evidence.Citation)
 
 // scopeNamespaces returns the namespaces of the scenario's agent scope.
 func (c *ctx) scopeNamespaces() []string {
-	scope := c.in.Scenario.Preconditions.Agent.Scope
-	if scope == nil {
-		return nil
-	}
-	list, ok := scope.Get("namespaces")
-	if !ok {
-		return nil
-	}
 	var out []string
-	for _, item := range list.Items {
-		if item.IsScalar() {
-			out = append(out, item.Text)
+	for _, item := range c.in.Scenario.Preconditions.Agent.Scope.Get("namespaces").Items() {
+		if item.Kind() != doc.Array && item.Kind() != doc.Object {
+			out = append(out, item.Text())
 		}
 	}
 	return out

@@ -179,7 +179,7 @@ func beforeFromPreconditions(sc *profiles.Scenario) *state.Snapshot {
 		if !ok {
 			continue
 		}
-		doc, _ := nodeValue(&e.Fields).(map[string]any)
+		doc, _ := profiles.Value(e.Fields).(map[string]any)
 		ns, _ := doc["namespace"].(string)
 		snap.Resources = append(snap.Resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
 	}
@@ -189,35 +189,6 @@ func beforeFromPreconditions(sc *profiles.Scenario) *state.Snapshot {
 func splitRefOK(ref string) (string, string, bool) {
 	kind, name := splitRef(ref)
 	return kind, name, kind != "" && name != ""
-}
-
-// nodeValue converts a profile Node into the value shape of the state package (numbers as
-// json.Number).
-func nodeValue(n *profiles.Node) any {
-	switch n.Kind {
-	case profiles.MappingNode:
-		m := map[string]any{}
-		for i := range n.Pairs {
-			m[n.Pairs[i].Key] = nodeValue(&n.Pairs[i].Value)
-		}
-		return m
-	case profiles.SequenceNode:
-		out := make([]any, 0, len(n.Items))
-		for i := range n.Items {
-			out = append(out, nodeValue(&n.Items[i]))
-		}
-		return out
-	}
-	switch n.Tag {
-	case profiles.TagInt, profiles.TagFloat:
-		return json.Number(n.Text)
-	case profiles.TagBool:
-		b, _ := n.Bool()
-		return b
-	case profiles.TagNull:
-		return nil
-	}
-	return n.Text
 }
 
 // outcomesFor evaluates every assertion of the scenario as the core would: behaviours through
