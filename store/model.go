@@ -329,4 +329,9 @@ type Receipt struct {
 	Profile   Digest        `json:"profile"`
 	Evaluator EvaluatorInfo `json:"evaluator"`
 	Verdict   Digest        `json:"verdict"`
+	// BundleKind and VerdictKind name the kinds of the bundle manifest and of the verdict when
+	// they are not an OASIS run manifest and verdict (an Eval Library run and its verdict).
+	// Empty for OASIS, so OASIS receipts keep their bytes.
+	BundleKind  Kind `json:"bundle_kind,omitempty"`
+	VerdictKind Kind `json:"verdict_kind,omitempty"`
 }

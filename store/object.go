@@ -190,10 +190,17 @@ func (t *ProfileTree) References() []Descriptor {
 
 // References implements Object: the bundle manifest, the profile tree and the verdict.
 func (r *Receipt) References() []Descriptor {
+	bundle, verdict := MediaTypeRunManifest, MediaTypeVerdict
+	if r.BundleKind != "" {
+		bundle = MediaTypeOf(r.BundleKind)
+	}
+	if r.VerdictKind != "" {
+		verdict = MediaTypeOf(r.VerdictKind)
+	}
 	return []Descriptor{
-		{MediaType: MediaTypeRunManifest, Digest: r.Bundle},
+		{MediaType: bundle, Digest: r.Bundle},
 		{MediaType: MediaTypeProfileTree, Digest: r.Profile},
-		{MediaType: MediaTypeVerdict, Digest: r.Verdict},
+		{MediaType: verdict, Digest: r.Verdict},
 	}
 }
 
@@ -290,6 +297,12 @@ func (t *ProfileTree) validate() error {
 func (r *Receipt) validate() error {
 	if r.Bundle.IsZero() || r.Profile.IsZero() || r.Verdict.IsZero() {
 		return fmt.Errorf("%w: receipt: bundle, profile and verdict digests are all required", ErrInvalidObject)
+	}
+	if r.BundleKind != "" && !IsManifestKind(r.BundleKind) {
+		return fmt.Errorf("%w: receipt: bundle_kind %q is not a bundle manifest kind", ErrInvalidObject, r.BundleKind)
+	}
+	if r.VerdictKind != "" && MediaTypeOf(r.VerdictKind) == "" {
+		return fmt.Errorf("%w: receipt: unknown verdict_kind %q", ErrInvalidObject, r.VerdictKind)
 	}
 	return nil
 }
