@@ -217,13 +217,20 @@ type EvalMatrix struct {
 }
 
 // EvalCellRuns lists the run bundles recorded for one cell key (agent + request), by run
-// number; a matrix reuses them instead of running the agent again.
+// number; a matrix reuses them instead of running the agent again. A run number may be
+// missing (a matrix interrupted while that run was in flight).
 type EvalCellRuns struct {
 	Header
-	Key       Digest       `json:"key"`
-	Scenario  string       `json:"scenario"`
-	Variation string       `json:"variation"`
-	Runs      []Descriptor `json:"runs"`
+	Key       Digest        `json:"key"`
+	Scenario  string        `json:"scenario"`
+	Variation string        `json:"variation"`
+	Runs      []EvalRunSlot `json:"runs"`
+}
+
+// EvalRunSlot is the bundle recorded as run number Run of a cell.
+type EvalRunSlot struct {
+	Run    int        `json:"run"`
+	Bundle Descriptor `json:"bundle"`
 }
 
 // EvalReview is one state of a review-queue item: a flagged cell of a matrix. The first state
@@ -292,8 +299,14 @@ func (m *EvalMatrix) References() []Descriptor {
 	return refs
 }
 
-// References implements Object: the runs.
-func (c *EvalCellRuns) References() []Descriptor { return c.Runs }
+// References implements Object: the runs, by run number.
+func (c *EvalCellRuns) References() []Descriptor {
+	refs := make([]Descriptor, len(c.Runs))
+	for i, r := range c.Runs {
+		refs[i] = r.Bundle
+	}
+	return refs
+}
 
 // References implements Object: the matrix and the previous state.
 func (r *EvalReview) References() []Descriptor {
@@ -495,7 +508,10 @@ func (c *EvalCellRuns) validate() error {
 		return fmt.Errorf("%w: eval-cell-runs: missing key", ErrInvalidObject)
 	}
 	for i, r := range c.Runs {
-		if err := r.validate("eval-cell-runs: runs[" + strconv.Itoa(i) + "]"); err != nil {
+		if r.Run < 1 || i > 0 && r.Run <= c.Runs[i-1].Run {
+			return fmt.Errorf("%w: eval-cell-runs: runs[%d]: run numbers must be positive and increasing", ErrInvalidObject, i)
+		}
+		if err := r.Bundle.validate("eval-cell-runs: runs[" + strconv.Itoa(i) + "]"); err != nil {
 			return err
 		}
 	}

@@ -89,5 +89,6 @@ func commands() []*cli.Command {
 		bundleCommand(),
 		storeCommand(),
 		goldenCommand(),
+		evalCommand(),
 	}
 }

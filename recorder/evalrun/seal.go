@@ -1,0 +1,307 @@
+package evalrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// finished is a run whose reply is spooled and waits to be sealed.
+type finished struct {
+	job   *Job
+	reply *Reply
+	dir   string
+}
+
+// sealer seals finished runs in batches, opening the store only for the time of a batch.
+type sealer struct {
+	opts     Options
+	in       chan finished
+	pending  []finished
+	recorded []Recorded
+}
+
+func newSealer(opts Options) *sealer {
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = 500 * time.Millisecond
+	}
+	if opts.FlushSize <= 0 {
+		opts.FlushSize = 256
+	}
+	return &sealer{opts: opts, in: make(chan finished, opts.Parallel)}
+}
+
+// loop collects finished runs and seals them when FlushSize wait, FlushEvery after the first
+// of a batch finished, and at the end. A batch that cannot be sealed (the store is in use) is
+// kept and tried again; at the end it is tried until it succeeds or fails three times.
+func (s *sealer) loop() error {
+	var timer <-chan time.Time
+	var lastErr error
+	for {
+		select {
+		case f, ok := <-s.in:
+			if !ok {
+				return s.drain(lastErr)
+			}
+			s.pending = append(s.pending, f)
+			if timer == nil {
+				timer = time.After(s.opts.FlushEvery)
+			}
+			if len(s.pending) < s.opts.FlushSize {
+				continue
+			}
+		case <-timer:
+		}
+		timer = nil
+		if lastErr = s.flush(); lastErr != nil && len(s.pending) > 0 {
+			timer = time.After(s.opts.FlushEvery)
+		}
+	}
+}
+
+func (s *sealer) drain(lastErr error) error {
+	for try := 0; len(s.pending) > 0; try++ {
+		if try == 3 {
+			for _, f := range s.pending {
+				_ = os.RemoveAll(f.dir)
+			}
+			return fmt.Errorf("evalrun: %d finished runs could not be sealed: %w", len(s.pending), lastErr)
+		}
+		if try > 0 {
+			time.Sleep(s.opts.FlushEvery)
+		}
+		lastErr = s.flush()
+	}
+	return nil
+}
+
+// flush seals every pending run. It runs on a context that is not cancelled with the command:
+// an interrupt stops new runs, never the sealing of finished ones.
+func (s *sealer) flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	ctx := context.Background()
+	st, closeStore, err := s.opts.Open(ctx)
+	if err != nil {
+		return err
+	}
+	sealed, err := s.sealBatch(ctx, st)
+	if closeErr := closeStore(); err == nil && closeErr != nil {
+		err = closeErr
+	}
+	s.recorded = append(s.recorded, sealed...)
+	done := len(sealed)
+	for _, f := range s.pending[:done] {
+		_ = os.RemoveAll(f.dir)
+	}
+	s.pending = s.pending[done:]
+	if s.opts.Progress != nil && done > 0 {
+		jobs := make([]*Job, done)
+		for i, r := range sealed {
+			jobs[i] = r.Job
+		}
+		s.opts.Progress.Sealed(jobs)
+	}
+	return err
+}
+
+// sealBatch seals the pending runs in order, then updates the index of every cell they belong
+// to. It returns the runs sealed before an error.
+func (s *sealer) sealBatch(ctx context.Context, st store.Store) ([]Recorded, error) {
+	var out []Recorded
+	trees := map[string]store.Digest{}
+	for _, f := range s.pending {
+		r, err := s.sealOne(ctx, st, f, trees)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, updateCells(ctx, st, out)
+}
+
+func (s *sealer) sealOne(ctx context.Context, st store.Store, f finished, trees map[string]store.Digest) (Recorded, error) {
+	j := f.job
+	tree, err := putDefinition(ctx, st, j.Definition, trees)
+	if err != nil {
+		return Recorded{}, err
+	}
+	request, err := putBytes(ctx, st, j.Request, store.MediaTypeEvalRequest)
+	if err != nil {
+		return Recorded{}, err
+	}
+	answer, err := putFile(ctx, st, f.reply.Answer, store.MediaTypeOctetStream)
+	if err != nil {
+		return Recorded{}, err
+	}
+	m := &store.EvalRun{
+		Recorder:  s.opts.Recorder,
+		Tree:      tree,
+		Scenario:  j.Scenario,
+		Variation: j.Variation,
+		Agent:     s.opts.Agent.Identity(),
+		Endpoint:  s.opts.Agent.Endpoint(),
+		Key:       j.Key,
+		Run:       j.Run,
+		Request:   request,
+		Answer:    answer,
+		Outcome:   f.reply.Outcome,
+		Settings:  s.opts.Limits.Settings(),
+		NonScoring: map[string]string{
+			"duration_ms": strconv.FormatInt(f.reply.Duration.Milliseconds(), 10),
+		},
+	}
+	if f.reply.Stderr != nil {
+		d, err := putFile(ctx, st, *f.reply.Stderr, store.MediaTypeOctetStream)
+		if err != nil {
+			return Recorded{}, err
+		}
+		m.Stderr = &d
+	}
+	d, err := store.Seal(ctx, st, m)
+	if err != nil {
+		return Recorded{}, err
+	}
+	return Recorded{Job: j, Bundle: d, Manifest: m}, nil
+}
+
+// PutDefinition stores a definition as a profile tree and returns the tree's digest.
+func PutDefinition(ctx context.Context, st store.Store, def Definition) (store.Digest, error) {
+	return putDefinition(ctx, st, def, map[string]store.Digest{})
+}
+
+// putDefinition stores a run's profile tree, once per batch for runs sharing one.
+func putDefinition(ctx context.Context, st store.Store, def Definition, seen map[string]store.Digest) (store.Digest, error) {
+	tree := &store.ProfileTree{ProfileID: def.ID, Version: def.Version}
+	for _, f := range def.Files {
+		d := store.Descriptor{MediaType: f.MediaType, Digest: store.Sum(f.Content), Size: int64(len(f.Content))}
+		tree.Entries = append(tree.Entries, store.TreeEntry{Path: f.Path, Blob: d})
+	}
+	slices.SortFunc(tree.Entries, func(a, b store.TreeEntry) int { return compareStrings(a.Path, b.Path) })
+	b, desc, err := store.Encode(tree)
+	if err != nil {
+		return store.Digest{}, err
+	}
+	if d, ok := seen[string(b)]; ok {
+		return d, nil
+	}
+	for _, f := range def.Files {
+		if _, err := putBytes(ctx, st, f.Content, f.MediaType); err != nil {
+			return store.Digest{}, err
+		}
+	}
+	if _, err := st.PutObject(ctx, b); err != nil {
+		return store.Digest{}, fmt.Errorf("evalrun: store definition: %w", err)
+	}
+	seen[string(b)] = desc.Digest
+	return desc.Digest, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func putBytes(ctx context.Context, st store.Store, b []byte, mediaType string) (store.Descriptor, error) {
+	d, n, err := st.PutBlob(ctx, bytes.NewReader(b))
+	if err != nil {
+		return store.Descriptor{}, fmt.Errorf("evalrun: store blob: %w", err)
+	}
+	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
+}
+
+// putFile stores a spooled stream and checks that the store read what was captured.
+func putFile(ctx context.Context, st store.Store, sp Spooled, mediaType string) (store.Descriptor, error) {
+	f, err := os.Open(sp.Path)
+	if err != nil {
+		return store.Descriptor{}, fmt.Errorf("evalrun: spooled output: %w", err)
+	}
+	defer f.Close()
+	d, n, err := st.PutBlob(ctx, f)
+	if err != nil {
+		return store.Descriptor{}, fmt.Errorf("evalrun: store %s: %w", sp.Path, err)
+	}
+	if store.Digest(sp.SHA256) != d || n != sp.Size {
+		return store.Descriptor{}, fmt.Errorf("evalrun: %s changed after it was captured", sp.Path)
+	}
+	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
+}
+
+// updateCells records the sealed runs in the index of their cells: for each cell, the run
+// numbers sealed now replace the ones recorded before.
+func updateCells(ctx context.Context, st store.Store, sealed []Recorded) error {
+	byKey := map[store.Digest][]Recorded{}
+	var keys []store.Digest
+	for _, r := range sealed {
+		if _, ok := byKey[r.Job.Key]; !ok {
+			keys = append(keys, r.Job.Key)
+		}
+		byKey[r.Job.Key] = append(byKey[r.Job.Key], r)
+	}
+	for _, k := range keys {
+		runs := byKey[k]
+		cell, err := LoadCell(ctx, st, k)
+		if err != nil {
+			return err
+		}
+		if cell == nil {
+			cell = &store.EvalCellRuns{Key: k, Scenario: runs[0].Job.Scenario.ID, Variation: runs[0].Job.Variation.ID}
+		}
+		for _, r := range runs {
+			slot := store.EvalRunSlot{Run: r.Job.Run, Bundle: store.Descriptor{MediaType: store.MediaTypeEvalRun, Digest: r.Bundle}}
+			i, found := slices.BinarySearchFunc(cell.Runs, slot.Run, func(s store.EvalRunSlot, run int) int { return s.Run - run })
+			if found {
+				cell.Runs[i] = slot
+			} else {
+				cell.Runs = slices.Insert(cell.Runs, i, slot)
+			}
+		}
+		desc, err := store.Put(ctx, st, cell)
+		if err != nil {
+			return fmt.Errorf("evalrun: store cell index: %w", err)
+		}
+		if err := st.SetRef(ctx, store.EvalCellRefName(k), desc.Digest); err != nil {
+			return fmt.Errorf("evalrun: cell index ref: %w", err)
+		}
+	}
+	return nil
+}
+
+// CellReader is what LoadCell reads through.
+type CellReader interface {
+	GetRef(ctx context.Context, name string) (store.Digest, error)
+	GetObject(ctx context.Context, d store.Digest) ([]byte, error)
+}
+
+// LoadCell returns the index of the runs recorded for cell key k, or nil when there is none.
+func LoadCell(ctx context.Context, st CellReader, k store.Digest) (*store.EvalCellRuns, error) {
+	d, err := st.GetRef(ctx, store.EvalCellRefName(k))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := st.GetObject(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("cell index %s: %w", d.Short(), err)
+	}
+	var cell store.EvalCellRuns
+	if err := store.Decode(b, &cell); err != nil {
+		return nil, fmt.Errorf("cell index %s: %w", d.Short(), err)
+	}
+	return &cell, nil
+}
