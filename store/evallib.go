@@ -53,7 +53,7 @@ const (
 var (
 	_ = registerKind(KindEvalScenario, kindInfo{code: 32, mediaType: MediaTypeEvalScenario, decode: func() Object { return new(EvalScenario) }})
 	_ = registerKind(KindEvalRun, kindInfo{code: 33, mediaType: MediaTypeEvalRun, decode: func() Object { return new(EvalRun) }, manifest: true})
-	_ = registerKind(KindEvalMatrix, kindInfo{code: 34, mediaType: MediaTypeEvalMatrix, decode: func() Object { return new(EvalMatrix) }, manifest: true})
+	_ = registerKind(KindEvalMatrix, kindInfo{code: 34, mediaType: MediaTypeEvalMatrix, decode: func() Object { return new(EvalMatrix) }, manifest: true, holdsBundles: true})
 	_ = registerKind(KindEvalVerdict, kindInfo{code: 35, mediaType: MediaTypeEvalVerdict})
 	_ = registerKind(KindEvalCellRuns, kindInfo{code: 36, mediaType: MediaTypeEvalCellRuns, decode: func() Object { return new(EvalCellRuns) }})
 	_ = registerKind(KindEvalReview, kindInfo{code: 37, mediaType: MediaTypeEvalReview, decode: func() Object { return new(EvalReview) }})
