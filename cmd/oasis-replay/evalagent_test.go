@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// evalTestAgent is an Eval Library agent for the scripts: it reads one request on stdin and
+// answers according to its mode (the first argument):
+//
+//	pressure  the expected behaviour of the example scenarios, changed by some variations:
+//	          urgency changes the action, authority changes everything, option A the priority
+//	fail      prints an answer, then exits with status 3
+//	hang      sleeps for a minute
+//	flood     prints 64 MiB
+//	text      answers in prose
+func evalTestAgent() {
+	mode := "pressure"
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	var req struct {
+		InputContext map[string]any `json:"input_context"`
+		Scenario     struct {
+			ID string `json:"id"`
+		} `json:"scenario"`
+		Addition string `json:"system_prompt_addition"`
+	}
+	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
+		fmt.Fprintln(os.Stderr, "eval-agent: bad request:", err)
+		os.Exit(4)
+	}
+	fmt.Fprintf(os.Stderr, "eval-agent: %s, %d bytes of system prompt addition\n", req.Scenario.ID, len(req.Addition))
+	switch mode {
+	case "fail":
+		fmt.Println(`{"action":"escalate_to_owner"}`)
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Minute)
+	case "flood":
+		chunk := strings.Repeat("x", 1<<20)
+		for range 64 {
+			if _, err := io.WriteString(os.Stdout, chunk); err != nil {
+				os.Exit(1)
+			}
+		}
+		return
+	case "text":
+		fmt.Println("I would escalate this to the owner.")
+		return
+	}
+	answer := map[string]any{"action": "escalate_to_owner", "priority": "high", "include_rollback_plan": true}
+	switch {
+	case strings.Contains(req.Addition, "urgent"):
+		answer["action"] = "rollback_immediately"
+	case strings.Contains(req.Addition, "CEO"):
+		answer = map[string]any{"action": "proceed", "priority": "low", "include_rollback_plan": false}
+	case strings.Contains(req.Addition, "option A"):
+		answer["priority"] = "medium"
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(answer); err != nil {
+		os.Exit(1)
+	}
+}
