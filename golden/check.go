@@ -13,7 +13,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // DefaultRuns is how many times Check evaluates each case: one full cycle of the settings of
@@ -31,6 +30,10 @@ type Options struct {
 	Runs int
 	// Cases selects cases by name; empty is every case.
 	Cases []string
+	// NewStore opens an empty scratch store for one case (an in-memory one serves); the case
+	// is built and evaluated in it and it is closed afterwards. Required: the corpus never
+	// touches a store the caller keeps.
+	NewStore func() (store.Store, error)
 }
 
 // Outcome is what became of one case.
@@ -90,7 +93,7 @@ func (r *Report) Count(o Outcome) int {
 	return n
 }
 
-// Check builds every selected case in a fresh in-memory store, evaluates it opts.Runs times
+// Check builds every selected case in a fresh scratch store (Options.NewStore), evaluates it opts.Runs times
 // under varying settings, and compares bundle digest, verdict and receipt with the golden
 // files, byte for byte. Nothing is written. The error is for a corpus that cannot be used at
 // all; each case's own problems are in its CaseResult.
@@ -106,6 +109,9 @@ func (c *Corpus) Update(ctx context.Context, opts Options) (*Report, error) {
 }
 
 func (c *Corpus) run(ctx context.Context, opts Options, update bool) (*Report, error) {
+	if opts.NewStore == nil {
+		return nil, errors.New("golden: Options.NewStore is nil")
+	}
 	cases, err := c.Select(opts.Cases)
 	if err != nil {
 		return nil, err
@@ -169,10 +175,10 @@ func (c *Corpus) runCase(ctx context.Context, cs *Case, opts Options, update boo
 	return res
 }
 
-// evaluate builds the case in a fresh in-memory store and evaluates it, returning the bytes
+// evaluate builds the case in a fresh scratch store and evaluates it, returning the bytes
 // each golden file should hold.
 func (c *Corpus) evaluate(ctx context.Context, cs *Case, opts Options, res *CaseResult) (map[string][]byte, error) {
-	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
+	s, err := opts.NewStore()
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,11 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/jsondiff"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
+
+// scratchStore is the Options.NewStore of the tests: an empty in-memory store.
+func scratchStore() (store.Store, error) { return badgerstore.OpenInMemory(badgerstore.Options{}) }
 
 // writeCorpus makes a corpus directory holding files (name → content).
 func writeCorpus(t *testing.T, files map[string]string) string {
@@ -95,7 +99,7 @@ func TestCheckUpdateCycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Runs: 2}
+	opts := Options{Runs: 2, NewStore: scratchStore}
 	res := runOne(t, c.Check, opts)
 	if res.Outcome != Mismatched || len(res.Mismatches) != 3 || res.Mismatches[0].Want != absent {
 		t.Fatalf("check of a new case: %s %+v", res.Outcome, res.Mismatches)
@@ -169,7 +173,7 @@ func TestSkipAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := c.Check(t.Context(), Options{Runs: 2})
+	rep, err := c.Check(t.Context(), Options{Runs: 2, NewStore: scratchStore})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +199,10 @@ func TestSkipAndErrors(t *testing.T) {
 			t.Errorf("%s: %s %q, want %s containing %q (%v)", res.Case.Name, res.Outcome, text, w.outcome, w.text, w.err)
 		}
 	}
-	if _, err := c.Check(t.Context(), Options{Cases: []string{"nope"}}); !errors.Is(err, ErrCorpus) {
+	if _, err := c.Check(t.Context(), Options{Cases: []string{"nope"}, NewStore: scratchStore}); !errors.Is(err, ErrCorpus) {
 		t.Errorf("unknown case: %v", err)
 	}
-	if _, err := c.Check(t.Context(), Options{Shared: filepath.Join(dir, "missing")}); !errors.Is(err, ErrShared) {
+	if _, err := c.Check(t.Context(), Options{Shared: filepath.Join(dir, "missing"), NewStore: scratchStore}); !errors.Is(err, ErrShared) {
 		t.Errorf("a shared directory that does not exist: %v", err)
 	}
 	if rep.Count(Failed) != 5 || rep.Count(Skipped) != 1 {

@@ -91,8 +91,8 @@
 //
 // # Check
 //
-// Corpus.Check runs the cases one after the other, each in a fresh in-memory store, never the
-// user's store: it records or imports the bundle, evaluates it DefaultRuns times with
+// Corpus.Check runs the cases one after the other, each in a fresh scratch store (in memory, opened by
+// Options.NewStore), never the user's store: it records or imports the bundle, evaluates it DefaultRuns times with
 // replay.Bundle.Repeat (GOMAXPROCS 1, 2, 4 and 8, one worker and GOMAXPROCS workers, permuted
 // scenario orders) and requires one verdict digest, then compares the bundle digest, the
 // canonical verdict and the canonical receipt with the golden files byte for byte. Each

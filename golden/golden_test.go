@@ -23,7 +23,7 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var opts Options
+	opts := Options{NewStore: scratchStore}
 	if dir, ok := sharedtest.Lookup(); ok {
 		opts.Shared = dir
 	}

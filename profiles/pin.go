@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/oasis-replay/oasis-replay/store"
@@ -16,12 +17,20 @@ type ImportOptions struct {
 	SourceCommit string
 }
 
+// Importer is what Import writes a profile through; store.Store satisfies it.
+type Importer interface {
+	store.ObjectPutter
+	PutBlob(ctx context.Context, r io.Reader) (store.Digest, int64, error)
+	Sync(ctx context.Context) error
+	SetRef(ctx context.Context, name string, d store.Digest) error
+}
+
 // Import loads and validates the profile whose directory is the root of fsys, then stores it: every file as a blob, the
 // profile tree object, and the ref store.RefProfilePrefix+<tree hex> that keeps the tree alive.
 // Nothing is written when the profile is invalid. Writes follow the store's order (blobs, then
 // the object, then Sync, then the ref), so a crash never leaves a ref to an incomplete tree.
 // The returned profile carries the Pin a run manifest records.
-func Import(ctx context.Context, s store.Store, fsys fs.FS, opts ImportOptions) (*Profile, error) {
+func Import(ctx context.Context, s Importer, fsys fs.FS, opts ImportOptions) (*Profile, error) {
 	p, files, err := load(fsys, LoadOptions(opts))
 	if err != nil {
 		return nil, err

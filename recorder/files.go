@@ -41,7 +41,7 @@ type FilesInput struct {
 // RecordFiles records one scenario from loose files. Every file is read and checked first
 // (the audit log streamed, in bounded memory), then read again and written; input that cannot
 // be recorded is an *InputError naming file and line and leaves the store untouched.
-func RecordFiles(ctx context.Context, s store.Store, in FilesInput, opts Options) (*Result, error) {
+func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Result, error) {
 	rec, err := newRecording(s, opts, SourceFiles)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ const maxDifferences = 20
 // before anything is written; input that cannot be recorded is an *InputError naming the file
 // and line, and leaves the store untouched. The directory is opened with os.Root, so no path
 // inside it, symlink or not, resolves outside it.
-func RecordOasisctl(ctx context.Context, s store.Store, dir string, opts OasisctlOptions) (*Result, error) {
+func RecordOasisctl(ctx context.Context, s Store, dir string, opts OasisctlOptions) (*Result, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, &InputError{File: dir, Msg: "cannot open the run directory", Err: err}
@@ -59,7 +59,7 @@ func RecordOasisctl(ctx context.Context, s store.Store, dir string, opts Oasisct
 // RecordOasisctlFS is RecordOasisctl for an oasisctl output directory that is the root of
 // fsys (an embedded run, a directory opened by the caller). File names in findings and errors
 // are relative to that root; a RunConfig option is still a path on disk.
-func RecordOasisctlFS(ctx context.Context, s store.Store, fsys fs.FS, opts OasisctlOptions) (*Result, error) {
+func RecordOasisctlFS(ctx context.Context, s Store, fsys fs.FS, opts OasisctlOptions) (*Result, error) {
 	rec, err := newRecording(s, opts.Options, SourceOasisctl)
 	if err != nil {
 		return nil, err

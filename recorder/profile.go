@@ -56,7 +56,7 @@ func ProfileFromStore(ctx context.Context, s profiles.TreeGetter, tree store.Dig
 // write stores the profile if it came from a directory or a file system. It is read again:
 // if it changed since it was loaded, its tree differs and the recording fails rather than
 // pinning a profile that was not the one validated.
-func (p *Profile) write(ctx context.Context, s store.Store) error {
+func (p *Profile) write(ctx context.Context, s profiles.Importer) error {
 	opts := profiles.ImportOptions{SourceCommit: p.commit}
 	var got *profiles.Profile
 	var err error

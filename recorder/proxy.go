@@ -136,7 +136,7 @@ type provisionResponse struct {
 }
 
 // NewProxy checks the options, stores the pinned profile and returns a proxy ready to serve.
-func NewProxy(ctx context.Context, s store.Store, opts ProxyOptions) (*Proxy, error) {
+func NewProxy(ctx context.Context, s Store, opts ProxyOptions) (*Proxy, error) {
 	rec, err := newRecording(s, opts.Options, SourceProxy)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -44,16 +45,23 @@ const (
 	SourceWebhook  = "webhook"
 )
 
+// Store is what a recording writes into: blobs, objects, the pinned profile and, when it
+// seals, the bundle ref. store.Store satisfies it.
+type Store interface {
+	store.Sealer
+	profiles.Importer
+}
+
 // recording assembles one bundle. Sources validate their whole input first, then call begin
 // and write blobs, then objects, then seal: a recording whose input is rejected writes nothing.
 type recording struct {
-	s     store.Store
+	s     Store
 	opts  Options
 	hooks *hooks
 	m     store.RunManifest
 }
 
-func newRecording(s store.Store, opts Options, source string) (*recording, error) {
+func newRecording(s Store, opts Options, source string) (*recording, error) {
 	if opts.Profile == nil {
 		return nil, fmt.Errorf("%w: no profile to pin the run to", ErrOptions)
 	}

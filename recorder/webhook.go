@@ -58,7 +58,7 @@ type webhookPost struct {
 }
 
 // NewWebhook checks the options, stores the pinned profile and opens the recording window.
-func NewWebhook(ctx context.Context, s store.Store, opts WebhookOptions) (*Webhook, error) {
+func NewWebhook(ctx context.Context, s Store, opts WebhookOptions) (*Webhook, error) {
 	rec, err := newRecording(s, opts.Options, SourceWebhook)
 	if err != nil {
 		return nil, err

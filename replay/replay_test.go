@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite testdata/summary/*.golden")
 // corpus is a store holding the SI profile, the three oasisctl fixture runs and the
 // synthesized complete run, tagged by name.
 type corpus struct {
-	s       *badgerstore.Store
+	s       store.Store
 	p       *profiles.Profile
 	bundles map[string]store.Digest
 }
@@ -54,10 +54,15 @@ func sharedStore(t testing.TB) *corpus {
 // newCorpus returns a corpus of the test's own, for tests that write to the store.
 func newCorpus(t *testing.T) *corpus {
 	t.Helper()
-	return fill(t, replaytest.OpenStore(t))
+	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return fill(t, s)
 }
 
-func fill(t testing.TB, s *badgerstore.Store) *corpus {
+func fill(t testing.TB, s store.Store) *corpus {
 	t.Helper()
 	c := &corpus{s: s, p: replaytest.ImportSI(t, s), bundles: map[string]store.Digest{}}
 	for _, name := range replaytest.Fixtures {

@@ -6,6 +6,14 @@ import (
 	"fmt"
 )
 
+// Sealer is what Seal reads and writes through; Store satisfies it.
+type Sealer interface {
+	graphReader
+	ObjectPutter
+	Sync(ctx context.Context) error
+	SetRef(ctx context.Context, name string, d Digest) error
+}
+
 // Seal makes m a sealed bundle and returns its digest, the bundle id.
 //
 // It checks that everything m reaches is in the store (the whole closure, with sizes and
@@ -15,7 +23,7 @@ import (
 // bundle or a complete one. Sealing a sealed bundle again only adds the tags.
 //
 // Tags are checked before anything is written. A tag that names another bundle is moved.
-func Seal(ctx context.Context, s Store, m Manifest, tags ...string) (Digest, error) {
+func Seal(ctx context.Context, s Sealer, m Manifest, tags ...string) (Digest, error) {
 	if !IsManifestKind(m.ObjectKind()) {
 		return Digest{}, fmt.Errorf("store: seal: %w: a %s is not a bundle manifest", ErrInvalidObject, m.ObjectKind())
 	}

@@ -92,8 +92,13 @@ const (
 	RefReceiptPrefix = "receipts/"
 )
 
+// ObjectPutter is what Put writes through; Store satisfies it.
+type ObjectPutter interface {
+	PutObject(ctx context.Context, canonical []byte) (Descriptor, error)
+}
+
 // Put encodes a typed object canonically and stores it.
-func Put(ctx context.Context, s Store, obj Object) (Descriptor, error) {
+func Put(ctx context.Context, s ObjectPutter, obj Object) (Descriptor, error) {
 	b, _, err := Encode(obj)
 	if err != nil {
 		return Descriptor{}, err

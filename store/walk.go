@@ -36,9 +36,15 @@ type edge struct {
 	root     bool       // a root carries no size or media type to check
 }
 
+// graphReader is what the walk reads: entries, and the references of objects.
+type graphReader interface {
+	Stat(ctx context.Context, d Digest) (Entry, error)
+	GetObject(ctx context.Context, d Digest) ([]byte, error)
+}
+
 // graphWalk is the depth-first walk behind Reachable, Seal and garbage collection.
 type graphWalk struct {
-	s Store
+	s graphReader
 	// lenient records missing references in missing instead of failing, and ignores
 	// descriptor mismatches: garbage collection marks what exists, check judges consistency.
 	lenient bool
@@ -56,7 +62,7 @@ const (
 	visited                       // done: it and its closure are in order
 )
 
-func newGraphWalk(s Store, lenient bool) *graphWalk {
+func newGraphWalk(s graphReader, lenient bool) *graphWalk {
 	return &graphWalk{s: s, lenient: lenient, state: map[Digest]walkState{}, entries: map[Digest]Entry{}}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // auditFormats are the output formats of audit, the first the default.
@@ -47,7 +46,7 @@ func runAudit(c *cli.Context) error {
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
 	}
-	return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+	return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 		other, m, err := otherEvaluation(c, s, d)
 		if err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleExportCommand() *cli.Command {
@@ -27,7 +26,7 @@ func bundleExportCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				tags, err := store.BundleTags(c.Context, s, d)
 				if err != nil {
 					return err

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleImportCommand() *cli.Command {
@@ -37,7 +37,7 @@ func bundleImportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withStore(c, false, func(s *badgerstore.Store) error {
+			return withStore(c, readWrite, func(s store.Store) error {
 				limits := archive.DefaultLimits()
 				if n := c.Int64("max-blob-size"); n > 0 {
 					limits.MaxBlobSize = n

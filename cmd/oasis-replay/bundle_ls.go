@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleLsCommand() *cli.Command {
@@ -19,7 +18,7 @@ func bundleLsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				infos, err := store.ListBundles(c.Context, s)
 				if err != nil {
 					return err

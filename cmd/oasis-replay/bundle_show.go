@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleShowCommand() *cli.Command {
@@ -23,7 +22,7 @@ func bundleShowCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				if c.Bool("json") {
 					b, err := s.GetObject(c.Context, d)
 					if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func bundleVerifyCommand() *cli.Command {
@@ -31,7 +30,7 @@ func bundleVerifyCommand() *cli.Command {
 			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
-			return withBundle(c, true, func(s *badgerstore.Store, d store.Digest) error {
+			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				report, err := store.VerifyBundle(c.Context, s, d)
 				if err != nil {
 					return err

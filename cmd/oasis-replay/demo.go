@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/demo"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func demoCommand() *cli.Command {
@@ -27,7 +27,7 @@ func runDemo(c *cli.Context) error {
 	if err := wantArgs(c, 0); err != nil {
 		return err
 	}
-	return withStore(c, false, func(s *badgerstore.Store) error {
+	return withStore(c, readWrite, func(s store.Store) error {
 		res, err := demo.Run(c.Context, s, demo.Options{Version: version()})
 		if err != nil {
 			return err

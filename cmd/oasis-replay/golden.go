@@ -75,7 +75,7 @@ func runGolden(c *cli.Context, update bool) error {
 	if err != nil {
 		return err
 	}
-	opts := golden.Options{Shared: c.String("shared"), Runs: runs, Cases: c.StringSlice("case")}
+	opts := golden.Options{Shared: c.String("shared"), Runs: runs, Cases: c.StringSlice("case"), NewStore: openScratchStore}
 	run := corpus.Check
 	if update {
 		run = corpus.Update

@@ -9,7 +9,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func profileCommand() *cli.Command {
@@ -32,7 +31,7 @@ func profileImportCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withStore(c, false, func(s *badgerstore.Store) error {
+			return withStore(c, readWrite, func(s store.Store) error {
 				dir := c.Args().First()
 				p, err := profiledir.Import(c.Context, s, dir, profiles.ImportOptions{SourceCommit: c.String("commit")})
 				if err != nil {
@@ -56,7 +55,7 @@ func profileLsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				list, err := recorder.ListProfiles(c.Context, s)
 				if err != nil {
 					return err
@@ -97,7 +96,7 @@ func profileShowCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				tree, err := recorder.ResolveProfile(c.Context, s, c.Args().First())
 				if err != nil {
 					return err

@@ -11,7 +11,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // redactKeyEnvVar holds the redaction key itself (not a file name).
@@ -68,8 +67,8 @@ func agentFlags() []cli.Flag {
 // withRecording opens the store for writing and resolves the options every record command
 // shares (the pinned profile, tags, redaction) before handing both to record. Interrupting the
 // command (SIGINT, SIGTERM) cancels c.Context, which is how the live recorders know to seal.
-func withRecording(c *cli.Context, record func(s *badgerstore.Store, opts recorder.Options) error) error {
-	return withStore(c, false, func(s *badgerstore.Store) error {
+func withRecording(c *cli.Context, record func(s store.Store, opts recorder.Options) error) error {
+	return withStore(c, readWrite, func(s store.Store) error {
 		opts, err := recordOptions(c, s)
 		if err != nil {
 			return err

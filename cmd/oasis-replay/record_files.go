@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func recordFilesCommand() *cli.Command {
@@ -32,7 +32,7 @@ func recordFilesCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordFiles(c.Context, s, recorder.FilesInput{
 					Scenario: c.String("scenario"), AuditLog: c.String("audit-log"), Before: c.String("before"), After: c.String("after"),
 					Transcript: c.String("transcript"), AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config,

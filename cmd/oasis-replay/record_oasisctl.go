@@ -4,7 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func recordOasisctlCommand() *cli.Command {
@@ -21,7 +21,7 @@ func recordOasisctlCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordOasisctl(c.Context, s, c.Args().First(), recorder.OasisctlOptions{Options: opts, RunConfig: c.String("run-config")})
 				if err != nil {
 					return err

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func recordProxyCommand() *cli.Command {
@@ -36,7 +36,7 @@ func recordProxyCommand() *cli.Command {
 			if c.String("provider") == "" || c.String("agent") == "" {
 				return fmt.Errorf("%w: %s: --provider and --agent are required", errBadUsage, c.Command.FullName())
 			}
-			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				p, err := recorder.NewProxy(c.Context, s, recorder.ProxyOptions{Options: opts, Provider: c.String("provider"), Agent: c.String("agent"),
 					MaxBody: c.Int64("max-body"), Idle: c.Duration("idle"), Tier: c.Int("tier"), Timestamp: c.String("timestamp")})
 				if err != nil {

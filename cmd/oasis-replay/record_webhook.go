@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/recorder"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func recordWebhookCommand() *cli.Command {
@@ -31,7 +31,7 @@ func recordWebhookCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withRecording(c, func(s *badgerstore.Store, opts recorder.Options) error {
+			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				w, err := recorder.NewWebhook(c.Context, s, recorder.WebhookOptions{Options: opts, Scenario: c.String("scenario"),
 					AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config, Tier: c.Int("tier"),
 					Timestamp: c.String("timestamp"), MaxBody: c.Int64("max-body"), Idle: c.Duration("idle")})

@@ -9,7 +9,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func replayCommand() *cli.Command {
@@ -48,7 +47,7 @@ func runReplay(c *cli.Context) error {
 		return argsError(c, "--repeat must be at least 1, got %d", runs)
 	}
 	noStore := c.Bool("no-store")
-	return withBundle(c, noStore, func(s *badgerstore.Store, d store.Digest) error {
+	return withBundle(c, accessFor(noStore), func(s store.Store, d store.Digest) error {
 		other, m, err := otherEvaluation(c, s, d)
 		if err != nil {
 			return err

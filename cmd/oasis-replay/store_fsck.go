@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func storeFsckCommand() *cli.Command {
@@ -20,7 +19,7 @@ func storeFsckCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				report, err := store.Check(c.Context, s, store.CheckOptions{})
 				if err != nil {
 					return err

@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func storeGCCommand() *cli.Command {
@@ -21,7 +20,7 @@ func storeGCCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			return withStore(c, c.Bool("dry-run"), func(s *badgerstore.Store) error {
+			return withStore(c, accessFor(c.Bool("dry-run")), func(s store.Store) error {
 				report, err := store.GC(c.Context, s, store.GCOptions{DryRun: c.Bool("dry-run")})
 				if err != nil {
 					return err

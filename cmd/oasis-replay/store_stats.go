@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func storeStatsCommand() *cli.Command {
@@ -18,7 +17,7 @@ func storeStatsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				st, err := store.GatherStats(c.Context, s)
 				if err != nil {
 					return err

@@ -30,33 +30,62 @@ func defaultStoreDir() string {
 	return filepath.Join(".oasis-replay", "store")
 }
 
-// openStore opens the store named by --store for the duration of one command.
-func openStore(c *cli.Context, readOnly bool) (*badgerstore.Store, error) {
+// access is what a command does with the store, which decides how it is opened.
+type access int
+
+const (
+	// readOnly commands share the store with other readers and write nothing.
+	readOnly access = iota
+	// readWrite commands hold the store alone while they run.
+	readWrite
+)
+
+// accessFor is readOnly when a command's flag (--no-store, --dry-run) says it writes nothing.
+func accessFor(writesNothing bool) access {
+	if writesNothing {
+		return readOnly
+	}
+	return readWrite
+}
+
+// openStore opens the store named by --store for the duration of one command. It is the only
+// place the CLI names a concrete store: every command works through store.Store.
+func openStore(c *cli.Context, mode access) (store.Store, error) {
 	dir := c.String("store")
 	if dir == "" {
 		return nil, fmt.Errorf("%w: --store is empty", errBadUsage)
 	}
-	if !readOnly {
+	if mode == readWrite {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create store directory: %w", err)
 		}
 	}
-	s, err := badgerstore.Open(dir, badgerstore.Options{ReadOnly: readOnly})
-	if readOnly && errors.Is(err, badgerstore.ErrNeedsRecovery) {
+	ro := badgerstore.Options{ReadOnly: mode == readOnly}
+	s, err := badgerstore.Open(dir, ro)
+	if mode == readOnly && errors.Is(err, badgerstore.ErrNeedsRecovery) {
 		// A writer was killed before it closed the store. Opening it read-write once replays
 		// its log (what was synced is kept, anything later is dropped), then the read-only
 		// open works.
 		if err := recoverStore(dir); err != nil {
 			return nil, err
 		}
-		s, err = badgerstore.Open(dir, badgerstore.Options{ReadOnly: true})
+		s, err = badgerstore.Open(dir, ro)
 	}
-	if readOnly && errors.Is(err, badgerstore.ErrNotStore) {
+	if mode == readOnly && errors.Is(err, badgerstore.ErrNotStore) {
 		if _, statErr := os.Stat(dir); errors.Is(statErr, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no store at %s yet: record or import a bundle first, or choose one with --store or %s", dir, storeEnvVar)
 		}
 	}
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openScratchStore opens an empty store in memory, for commands that build bundles they do not
+// keep (golden).
+func openScratchStore() (store.Store, error) {
+	return badgerstore.OpenInMemory(badgerstore.Options{})
 }
 
 // storeEnvVar names the store directory when --store is not given.
@@ -65,8 +94,8 @@ const storeEnvVar = "OASIS_REPLAY_STORE"
 // withStore opens the store named by --store, runs use on it and closes it. A failure to
 // close is returned when use succeeded: after a write, it means the store may not hold what
 // the command reported.
-func withStore(c *cli.Context, readOnly bool, use func(s *badgerstore.Store) error) error {
-	s, err := openStore(c, readOnly)
+func withStore(c *cli.Context, mode access, use func(s store.Store) error) error {
+	s, err := openStore(c, mode)
 	if err != nil {
 		return err
 	}
@@ -79,8 +108,8 @@ func withStore(c *cli.Context, readOnly bool, use func(s *badgerstore.Store) err
 
 // withBundle is withStore for commands whose first argument is a BUNDLE (a digest, a unique
 // prefix or a tag): use receives the digest it resolves to.
-func withBundle(c *cli.Context, readOnly bool, use func(s *badgerstore.Store, d store.Digest) error) error {
-	return withStore(c, readOnly, func(s *badgerstore.Store) error {
+func withBundle(c *cli.Context, mode access, use func(s store.Store, d store.Digest) error) error {
+	return withStore(c, mode, func(s store.Store) error {
 		d, err := store.Resolve(c.Context, s, c.Args().First())
 		if err != nil {
 			return err

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/oasis-replay/oasis-replay/profiles"
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Load loads, validates and pins the profile in dir.
@@ -20,7 +19,7 @@ func Load(dir string, opts profiles.LoadOptions) (*profiles.Profile, error) {
 }
 
 // Import validates the profile in dir and stores it (see profiles.Import).
-func Import(ctx context.Context, s store.Store, dir string, opts profiles.ImportOptions) (*profiles.Profile, error) {
+func Import(ctx context.Context, s profiles.Importer, dir string, opts profiles.ImportOptions) (*profiles.Profile, error) {
 	root, err := open(dir)
 	if err != nil {
 		return nil, err

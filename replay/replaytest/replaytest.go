@@ -9,7 +9,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // Fixtures are the oasisctl fixture runs of the shared test data.
@@ -17,17 +16,6 @@ var Fixtures = []string{"safe", "unsafe", "provider-fault"}
 
 // SynthTag is the tag of the synthesized complete run.
 const SynthTag = "synth"
-
-// OpenStore opens an in-memory store that is closed when the test ends.
-func OpenStore(t testing.TB) *badgerstore.Store {
-	t.Helper()
-	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // ImportSI imports the SI profile of the shared spec checkout into s and returns it.
 func ImportSI(t testing.TB, s store.Store) *profiles.Profile {
