@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	"github.com/oasis-replay/oasis-replay/evallib"
+	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
@@ -121,7 +121,7 @@ func recorderInfo(source string) store.RecorderInfo {
 // it, so the store is not held while agents run.
 func storeOpener(c *cli.Context) evalrun.Opener {
 	return func(ctx context.Context) (store.Store, func() error, error) {
-		s, err := openStore(c, false)
+		s, err := openStore(c, readWrite)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/evallib"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func evalMatrixCommand() *cli.Command {
@@ -58,7 +58,7 @@ func runEvalMatrix(c *cli.Context) error {
 	opts := evallib.PlanOptions{Agent: agent, Scenarios: c.Args().Slice(), Catalogue: catalogue,
 		Variations: c.StringSlice("variation"), Baseline: true, Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
 	var plan *evallib.Plan
-	err = withStore(c, true, func(s *badgerstore.Store) (err error) {
+	err = withStore(c, readOnly, func(s store.Store) (err error) {
 		plan, err = evallib.NewPlan(c.Context, s, opts)
 		return err
 	})

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	"github.com/oasis-replay/oasis-replay/evallib"
+	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evallib"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func evalReportCommand() *cli.Command {
@@ -41,7 +40,7 @@ func runEvalReport(c *cli.Context) error {
 		return err
 	}
 	var report *evallib.Report
-	err := withStore(c, true, func(s *badgerstore.Store) error {
+	err := withStore(c, readOnly, func(s store.Store) error {
 		m, err := reportMatrix(c, s)
 		if err != nil {
 			return err
@@ -79,7 +78,7 @@ func runEvalReport(c *cli.Context) error {
 }
 
 // reportMatrix returns the matrix named by the argument, or the latest one.
-func reportMatrix(c *cli.Context, s *badgerstore.Store) (*evallib.MatrixSummary, error) {
+func reportMatrix(c *cli.Context, s store.Store) (*evallib.MatrixSummary, error) {
 	if c.NArg() == 0 {
 		return evallib.LatestMatrix(c.Context, s)
 	}
@@ -96,4 +95,3 @@ func reportMatrix(c *cli.Context, s *badgerstore.Store) (*evallib.MatrixSummary,
 	}
 	return evallib.LoadMatrix(c.Context, s, d)
 }
-

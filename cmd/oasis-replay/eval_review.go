@@ -8,7 +8,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evallib"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func evalReviewCommand() *cli.Command {
@@ -52,7 +51,7 @@ func runEvalReviewLs(c *cli.Context) error {
 	default:
 		return argsError(c, "--state %q: want open, acknowledged or resolved", state)
 	}
-	return withStore(c, true, func(s *badgerstore.Store) error {
+	return withStore(c, readOnly, func(s store.Store) error {
 		items, err := evallib.Reviews(c.Context, s, state)
 		if err != nil {
 			return err
@@ -83,7 +82,7 @@ func runEvalReviewShow(c *cli.Context) error {
 	if err := wantArgs(c, 1); err != nil {
 		return err
 	}
-	return withStore(c, true, func(s *badgerstore.Store) error {
+	return withStore(c, readOnly, func(s store.Store) error {
 		history, err := evallib.ReviewHistory(c.Context, s, c.Args().First())
 		if err != nil {
 			return err
@@ -113,7 +112,7 @@ func reviewTransitionCommand(name, state, usage string) *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withStore(c, false, func(s *badgerstore.Store) error {
+			return withStore(c, readWrite, func(s store.Store) error {
 				it, err := evallib.Transition(c.Context, s, c.Args().First(), state, c.String("note"), c.String("by"))
 				if err != nil {
 					return err

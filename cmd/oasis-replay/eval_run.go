@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	"github.com/oasis-replay/oasis-replay/evallib"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func evalRunCommand() *cli.Command {
@@ -57,7 +57,7 @@ func runEvalRun(c *cli.Context) error {
 		opts.NoVariations = true
 	}
 	var plan *evallib.Plan
-	err = withStore(c, true, func(s *badgerstore.Store) (err error) {
+	err = withStore(c, readOnly, func(s store.Store) (err error) {
 		plan, err = evallib.NewPlan(c.Context, s, opts)
 		return err
 	})
@@ -72,7 +72,7 @@ func runEvalRun(c *cli.Context) error {
 		return err
 	}
 	var results []evallib.CellResult
-	err = withStore(c, true, func(s *badgerstore.Store) (err error) {
+	err = withStore(c, readOnly, func(s store.Store) (err error) {
 		results, err = evallib.EvaluateCells(c.Context, s, plan, thresholds)
 		return err
 	})

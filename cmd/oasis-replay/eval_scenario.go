@@ -8,7 +8,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 func evalScenarioCommand() *cli.Command {
@@ -58,7 +57,7 @@ func evalScenarioAddCommand() *cli.Command {
 				}
 				inputs = append(inputs, input{name, b, s})
 			}
-			return withStore(c, false, func(s *badgerstore.Store) error {
+			return withStore(c, readWrite, func(s store.Store) error {
 				for _, in := range inputs {
 					added, err := evallib.AddScenario(c.Context, s, in.s, in.name, in.data)
 					if err != nil {
@@ -86,7 +85,7 @@ func evalScenarioLsCommand() *cli.Command {
 			if err := wantArgs(c, 0); err != nil {
 				return err
 			}
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				list, err := evallib.ListScenarios(c.Context, s)
 				if err != nil {
 					return err
@@ -134,7 +133,7 @@ func evalScenarioShowCommand() *cli.Command {
 				return err
 			}
 			id := c.Args().First()
-			return withStore(c, true, func(s *badgerstore.Store) error {
+			return withStore(c, readOnly, func(s store.Store) error {
 				var v *evallib.ScenarioVersion
 				var err error
 				if n := c.Int("version"); n > 0 {
