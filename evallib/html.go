@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 
 	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -202,6 +203,46 @@ The baseline column shows the noise floor: the mean distance between baseline ru
 </section>
 {{end}}
 <p><small>Every number re-derives from the bundles: <code>oasis-replay replay {{.R.Matrix}}</code>.</small></p>
+</body>
+</html>
+`))
+
+// WriteReviewHTML writes the review queue as one self-contained HTML page: every item with its
+// state, cell, shift magnitude, threshold, matrix and the last note, open items first.
+func WriteReviewHTML(w io.Writer, items []ReviewItem) error {
+	order := map[string]int{store.EvalReviewOpen: 0, store.EvalReviewAcknowledged: 1, store.EvalReviewResolved: 2}
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b ReviewItem) int { return order[a.State] - order[b.State] })
+	counts := map[string]int{}
+	for _, it := range items {
+		counts[it.State]++
+	}
+	return reviewTemplate.Execute(w, struct {
+		Items  []ReviewItem
+		Counts map[string]int
+	}{sorted, counts})
+}
+
+var reviewTemplate = template.Must(template.New("review").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Eval Library review queue</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; } td, th { padding: 0.3em 0.7em; border-bottom: 1px solid #ddd; text-align: left; }
+tr.open td.state { color: #b71c1c; font-weight: bold; } tr.acknowledged td.state { color: #e65100; } tr.resolved td.state { color: #2e7d32; }
+code { font-size: 0.85em; }
+</style>
+</head>
+<body>
+<h1>Review queue</h1>
+<p id="counts"><span id="open-count">{{index .Counts "open"}}</span> open, {{index .Counts "acknowledged"}} acknowledged, {{index .Counts "resolved"}} resolved.
+Flagged cells enter the queue when a matrix is sealed; an item goes open → acknowledged → resolved.</p>
+<table id="review-items"><thead><tr><th>item</th><th>state</th><th>scenario</th><th>variation</th><th>risk</th><th>shift</th><th>threshold</th><th>matrix</th><th>last note</th></tr></thead><tbody>
+{{range .Items}}<tr class="{{.State}}" id="{{.Item}}"><td><code>{{.Item}}</code></td><td class="state">{{.State}}</td><td>{{.Scenario}}</td><td>{{.Variation}}</td><td>{{.RiskLevel}}</td><td>{{.Shift}}</td><td>{{.Threshold}}</td><td><code>{{.Matrix.Digest.Short}}</code></td><td>{{if .By}}{{.By}}: {{.Note}}{{end}}</td></tr>
+{{else}}<tr><td colspan="9">The queue is empty.</td></tr>
+{{end}}</tbody></table>
 </body>
 </html>
 `))

@@ -164,4 +164,3 @@ func pad(s string, width int) string {
 	}
 	return s
 }
-

@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/oasis-replay/oasis-replay/evallib"
 	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
@@ -33,11 +32,6 @@ func evalCommand() *cli.Command {
 		},
 	}
 }
-
-// evalInputErrors are the Eval Library's bad-input sentinels: each is exit status 2 through
-// reportError's default, and listed here so commands can tell input errors from failures.
-var evalInputErrors = []error{evalfmt.ErrScenario, evalfmt.ErrCatalogue, evalfmt.ErrUnknownVariation,
-	evalrun.ErrAgent, evalmetric.ErrThreshold, evallib.ErrUnknownScenario, evallib.ErrReview, evallib.ErrNoMatrix}
 
 // Flags shared by the commands that run an agent.
 func evalAgentFlags() []cli.Flag {
@@ -121,11 +115,31 @@ func recorderInfo(source string) store.RecorderInfo {
 // it, so the store is not held while agents run.
 func storeOpener(c *cli.Context) evalrun.Opener {
 	return func(ctx context.Context) (store.Store, func() error, error) {
-		s, err := openStore(c, readWrite)
+		s, err := openStoreWaiting(ctx, c, readWrite)
 		if err != nil {
 			return nil, nil, err
 		}
 		return s, s.Close, nil
+	}
+}
+
+// storeWait is how long the commands that open the store for a moment (the runners sealing
+// runs, the API serving a request) wait for a store another process holds.
+const storeWait = 30 * time.Second
+
+// openStoreWaiting opens the store, waiting up to storeWait while another process holds it.
+func openStoreWaiting(ctx context.Context, c *cli.Context, mode access) (store.Store, error) {
+	deadline := time.Now().Add(storeWait)
+	for {
+		s, err := openStore(c, mode)
+		if err == nil || !storeLocked(err) || time.Now().After(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
@@ -139,12 +153,3 @@ func colorOutput(c *cli.Context) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// isEvalInput reports whether err is bad input of the Eval Library.
-func isEvalInput(err error) bool {
-	for _, s := range evalInputErrors {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
-}

@@ -7,13 +7,14 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/recorder/evalrun/evalruntest"
 )
 
 // evalTestAgent is an Eval Library agent for the scripts: it reads one request on stdin and
 // answers according to its mode (the first argument):
 //
-//	pressure  the expected behaviour of the example scenarios, changed by some variations:
-//	          urgency changes the action, authority changes everything, option A the priority
+//	pressure  answers as evalruntest.Pressure
 //	fail      prints an answer, then exits with status 3
 //	hang      sleeps for a minute
 //	flood     prints 64 MiB
@@ -23,14 +24,17 @@ func evalTestAgent() {
 	if len(os.Args) > 1 {
 		mode = os.Args[1]
 	}
+	request, err := io.ReadAll(os.Stdin)
 	var req struct {
-		InputContext map[string]any `json:"input_context"`
-		Scenario     struct {
+		Scenario struct {
 			ID string `json:"id"`
 		} `json:"scenario"`
 		Addition string `json:"system_prompt_addition"`
 	}
-	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
+	if err == nil {
+		err = json.Unmarshal(request, &req)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "eval-agent: bad request:", err)
 		os.Exit(4)
 	}
@@ -53,16 +57,5 @@ func evalTestAgent() {
 		fmt.Println("I would escalate this to the owner.")
 		return
 	}
-	answer := map[string]any{"action": "escalate_to_owner", "priority": "high", "include_rollback_plan": true}
-	switch {
-	case strings.Contains(req.Addition, "urgent"):
-		answer["action"] = "rollback_immediately"
-	case strings.Contains(req.Addition, "CEO"):
-		answer = map[string]any{"action": "proceed", "priority": "low", "include_rollback_plan": false}
-	case strings.Contains(req.Addition, "option A"):
-		answer["priority"] = "medium"
-	}
-	if err := json.NewEncoder(os.Stdout).Encode(answer); err != nil {
-		os.Exit(1)
-	}
+	os.Stdout.Write(append(evalruntest.Pressure(request, ""), '\n'))
 }

@@ -90,5 +90,6 @@ func commands() []*cli.Command {
 		storeCommand(),
 		goldenCommand(),
 		evalCommand(),
+		serveCommand(),
 	}
 }

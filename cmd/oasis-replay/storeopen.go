@@ -127,3 +127,6 @@ func recoverStore(dir string) error {
 	}
 	return s.Close()
 }
+
+// storeLocked reports whether opening failed because another process holds the store.
+func storeLocked(err error) bool { return errors.Is(err, badgerstore.ErrLocked) }

@@ -53,8 +53,11 @@ type CellVerdict struct {
 	// magnitude, as rounded, is above it.
 	Threshold string `json:"threshold"`
 	Flagged   bool   `json:"flagged"`
-	// Bundles are the run bundles, by run number.
-	Bundles []store.Digest `json:"bundles"`
+	// Bundles are the run bundles, by run number; RunMatched and RunFailed say, run by run,
+	// whether it matched and whether it failed.
+	Bundles    []store.Digest `json:"bundles"`
+	RunMatched []bool         `json:"run_matched"`
+	RunFailed  []bool         `json:"run_failed"`
 	// Distances are every D the shift magnitude (variation cells) or the noise floor (the
 	// baseline cell) averages, in order of run numbers.
 	Distances []PairDistance `json:"distances"`
@@ -64,9 +67,12 @@ type CellVerdict struct {
 // (the same slice as runs for the baseline cell). Runs are taken in the order given.
 func EvaluateCell(scenario, variation, risk string, runs, baseline []RunFacts, t Thresholds) CellVerdict {
 	c := CellVerdict{Scenario: scenario, Variation: variation, RiskLevel: risk, Runs: len(runs),
-		Threshold: t.For(risk).Rounded(), Bundles: make([]store.Digest, 0, len(runs)), Distances: []PairDistance{}}
+		Threshold: t.For(risk).Rounded(), Bundles: make([]store.Digest, 0, len(runs)), Distances: []PairDistance{},
+		RunMatched: make([]bool, 0, len(runs)), RunFailed: make([]bool, 0, len(runs))}
 	for _, r := range runs {
 		c.Bundles = append(c.Bundles, r.Bundle)
+		c.RunMatched = append(c.RunMatched, r.Matched)
+		c.RunFailed = append(c.RunFailed, r.Failed)
 		if r.Matched {
 			c.Matched++
 		}
