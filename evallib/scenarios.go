@@ -9,20 +9,21 @@ import (
 	"strings"
 
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Errors of the package.
 var (
 	// ErrUnknownScenario: no scenario with that id is in the store.
-	ErrUnknownScenario = errors.New("evallib: unknown scenario")
+	ErrUnknownScenario = errclass.New(errclass.NotFound, "evallib: unknown scenario")
 	// ErrIncomplete: a matrix cannot be sealed because some of its runs were not recorded (the
 	// matrix was interrupted); running it again records them.
-	ErrIncomplete = errors.New("evallib: matrix incomplete")
+	ErrIncomplete = errclass.New(errclass.Environment, "evallib: matrix incomplete")
 	// ErrNoMatrix: the store holds no matrix yet.
-	ErrNoMatrix = errors.New("evallib: no matrix")
+	ErrNoMatrix = errclass.New(errclass.NotFound, "evallib: no matrix")
 	// ErrReview: a review-queue change that is not allowed (unknown item, wrong state).
-	ErrReview = errors.New("evallib: review")
+	ErrReview = errclass.New(errclass.Input, "evallib: review")
 )
 
 // Reader is what the library reads a store through.

@@ -1,7 +1,6 @@
 package golden
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -9,19 +8,21 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors of the package; messages name the corpus file concerned.
 var (
 	// ErrCorpus: the corpus directory cannot be read or holds files that belong to no case.
-	ErrCorpus = errors.New("golden: bad corpus")
+	ErrCorpus = errclass.New(errclass.Input, "golden: bad corpus")
 	// ErrRecipe: a recipe cannot be read, or names an input that does not exist.
-	ErrRecipe = errors.New("golden: bad recipe")
+	ErrRecipe = errclass.New(errclass.Input, "golden: bad recipe")
 	// ErrGolden: a golden output file cannot be read or written.
-	ErrGolden = errors.New("golden: golden file")
+	ErrGolden = errclass.New(errclass.Input, "golden: golden file")
 	// ErrShared: the shared test data directory given is not a directory. (Not giving one is
 	// fine: the cases that need it are skipped.)
-	ErrShared = errors.New("golden: shared test data")
+	ErrShared = errclass.New(errclass.Input, "golden: shared test data")
 )
 
 // File name suffixes of a corpus. A case is named by its input, a recipe or an archive; its

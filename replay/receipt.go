@@ -15,10 +15,16 @@ type Receipt struct {
 	Canonical []byte
 }
 
-// NewReceipt states that bundle, evaluated against the profile tree under this build's
-// evaluator (evaluator.Info), gives verdict.
+// NewReceipt states that bundle, an OASIS run evaluated against the profile tree under this
+// build's evaluator (evaluator.Info), gives verdict.
 func NewReceipt(bundle, profileTree, verdict store.Digest) (Receipt, error) {
-	r := Receipt{Receipt: store.Receipt{Bundle: bundle, Profile: profileTree, Evaluator: evaluator.Info(), Verdict: verdict}}
+	return EncodeReceipt(store.Receipt{Bundle: bundle, Profile: profileTree, Evaluator: evaluator.Info(), Verdict: verdict})
+}
+
+// EncodeReceipt encodes a receipt of any kind of bundle (store.Receipt.BundleKind says which).
+func EncodeReceipt(receipt store.Receipt) (Receipt, error) {
+	r := Receipt{Receipt: receipt}
+	bundle := receipt.Bundle
 	b, desc, err := store.Encode(&r.Receipt)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("replay: receipt of bundle %s: %w", bundle, err)

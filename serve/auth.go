@@ -4,16 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // ErrAuthConfig: the server's token keys are missing, unreadable or unusable.
-var ErrAuthConfig = errors.New("serve: bad authentication configuration")
+var ErrAuthConfig = errclass.New(errclass.Input, "serve: bad authentication configuration")
 
 // MinSecretBytes is the shortest HS256 secret accepted: RFC 7518 §3.2 asks for a key of at
 // least the hash size (256 bits).

@@ -9,8 +9,8 @@ import (
 // This file holds the object model of the Eval Library (its description:
 // reference/seeds/eval-library.txt): versioned scenarios, one bundle per recorded run, the
 // matrix of scenarios × variations as a bundle of its own, the index of runs per cell that
-// makes re-running a matrix re-execute only what changed, the review queue, and the leaf kind
-// of their verdicts. Mutable state lives in refs under RefEvalPrefix, each pointing at an
+// makes re-running a matrix re-execute only what changed, and the review queue. Their verdicts
+// are verdict objects (KindVerdict) of the evaluator's own shape. Mutable state lives in refs under RefEvalPrefix, each pointing at an
 // immutable object that names its predecessor, so history is kept and gc sees what is live.
 
 // The kinds of the Eval Library (codes 32–47).
@@ -23,9 +23,6 @@ const (
 	// KindEvalMatrix is the manifest of a matrix of scenarios × (baseline + variations), naming
 	// the run bundles of every cell: a bundle root.
 	KindEvalMatrix Kind = "eval-matrix"
-	// KindEvalVerdict is what the evaluator derives from an eval-run or eval-matrix bundle. Its
-	// Go type lives in evaluator/evallib; the store keeps it as a leaf.
-	KindEvalVerdict Kind = "eval-verdict"
 	// KindEvalCellRuns lists the run bundles recorded for one cell key, by run number.
 	KindEvalCellRuns Kind = "eval-cell-runs"
 	// KindEvalReview is one state of a review-queue item; it names the previous state.
@@ -37,7 +34,6 @@ const (
 	MediaTypeEvalScenario = "application/vnd.oasis-replay.eval-scenario.v1+json"
 	MediaTypeEvalRun      = "application/vnd.oasis-replay.eval-run.v1+json"
 	MediaTypeEvalMatrix   = "application/vnd.oasis-replay.eval-matrix.v1+json"
-	MediaTypeEvalVerdict  = "application/vnd.oasis-replay.eval-verdict.v1+json"
 	MediaTypeEvalCellRuns = "application/vnd.oasis-replay.eval-cell-runs.v1+json"
 	MediaTypeEvalReview   = "application/vnd.oasis-replay.eval-review.v1+json"
 
@@ -54,7 +50,6 @@ var (
 	_ = registerKind(KindEvalScenario, kindInfo{code: 32, mediaType: MediaTypeEvalScenario, decode: func() Object { return new(EvalScenario) }})
 	_ = registerKind(KindEvalRun, kindInfo{code: 33, mediaType: MediaTypeEvalRun, decode: func() Object { return new(EvalRun) }, manifest: true})
 	_ = registerKind(KindEvalMatrix, kindInfo{code: 34, mediaType: MediaTypeEvalMatrix, decode: func() Object { return new(EvalMatrix) }, manifest: true, holdsBundles: true})
-	_ = registerKind(KindEvalVerdict, kindInfo{code: 35, mediaType: MediaTypeEvalVerdict})
 	_ = registerKind(KindEvalCellRuns, kindInfo{code: 36, mediaType: MediaTypeEvalCellRuns, decode: func() Object { return new(EvalCellRuns) }})
 	_ = registerKind(KindEvalReview, kindInfo{code: 37, mediaType: MediaTypeEvalReview, decode: func() Object { return new(EvalReview) }})
 )

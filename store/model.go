@@ -322,16 +322,23 @@ type EvaluatorInfo struct {
 }
 
 // Receipt is the compact, signable statement "this evidence gives this verdict under this
-// evaluator": four digests and an evaluator identity.
+// evaluator": four digests and an evaluator identity. Profile is the profile tree the bundle
+// pins (Manifest.Definition), whatever the kind of evaluation.
 type Receipt struct {
 	Header
-	Bundle    Digest        `json:"bundle"`
-	Profile   Digest        `json:"profile"`
-	Evaluator EvaluatorInfo `json:"evaluator"`
-	Verdict   Digest        `json:"verdict"`
-	// BundleKind and VerdictKind name the kinds of the bundle manifest and of the verdict when
-	// they are not an OASIS run manifest and verdict (an Eval Library run and its verdict).
-	// Empty for OASIS, so OASIS receipts keep their bytes.
-	BundleKind  Kind `json:"bundle_kind,omitempty"`
-	VerdictKind Kind `json:"verdict_kind,omitempty"`
+	Bundle Digest `json:"bundle"`
+	// BundleKind is the kind of the bundle's manifest when it is not an OASIS run manifest
+	// (empty for KindRunManifest, so receipts of OASIS runs keep their bytes).
+	BundleKind Kind          `json:"bundle_kind,omitempty"`
+	Profile    Digest        `json:"profile"`
+	Evaluator  EvaluatorInfo `json:"evaluator"`
+	Verdict    Digest        `json:"verdict"`
+}
+
+// BundleManifestKind is the kind of the manifest the receipt's bundle digest names.
+func (r *Receipt) BundleManifestKind() Kind {
+	if r.BundleKind == "" {
+		return KindRunManifest
+	}
+	return r.BundleKind
 }

@@ -190,17 +190,10 @@ func (t *ProfileTree) References() []Descriptor {
 
 // References implements Object: the bundle manifest, the profile tree and the verdict.
 func (r *Receipt) References() []Descriptor {
-	bundle, verdict := MediaTypeRunManifest, MediaTypeVerdict
-	if r.BundleKind != "" {
-		bundle = MediaTypeOf(r.BundleKind)
-	}
-	if r.VerdictKind != "" {
-		verdict = MediaTypeOf(r.VerdictKind)
-	}
 	return []Descriptor{
-		{MediaType: bundle, Digest: r.Bundle},
+		{MediaType: MediaTypeOf(r.BundleManifestKind()), Digest: r.Bundle},
 		{MediaType: MediaTypeProfileTree, Digest: r.Profile},
-		{MediaType: verdict, Digest: r.Verdict},
+		{MediaType: MediaTypeVerdict, Digest: r.Verdict},
 	}
 }
 
@@ -298,11 +291,8 @@ func (r *Receipt) validate() error {
 	if r.Bundle.IsZero() || r.Profile.IsZero() || r.Verdict.IsZero() {
 		return fmt.Errorf("%w: receipt: bundle, profile and verdict digests are all required", ErrInvalidObject)
 	}
-	if r.BundleKind != "" && !IsManifestKind(r.BundleKind) {
-		return fmt.Errorf("%w: receipt: bundle_kind %q is not a bundle manifest kind", ErrInvalidObject, r.BundleKind)
-	}
-	if r.VerdictKind != "" && MediaTypeOf(r.VerdictKind) == "" {
-		return fmt.Errorf("%w: receipt: unknown verdict_kind %q", ErrInvalidObject, r.VerdictKind)
+	if r.BundleKind == KindRunManifest || (r.BundleKind != "" && !IsManifestKind(r.BundleKind)) {
+		return fmt.Errorf("%w: receipt: bundle_kind %q: want empty for an OASIS run, else a bundle manifest kind", ErrInvalidObject, r.BundleKind)
 	}
 	return nil
 }

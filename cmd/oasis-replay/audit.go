@@ -39,9 +39,6 @@ func auditCommand() *cli.Command {
 }
 
 func runAudit(c *cli.Context) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	format := c.String("format")
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)

@@ -14,14 +14,12 @@ import (
 
 func bundleShowCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
-		ArgsUsage: "BUNDLE",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
+		Name:        "show",
+		Usage:       "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
+		ArgsUsage:   "BUNDLE",
+		Description: readExitStatus,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				if c.Bool("json") {
 					b, err := s.GetObject(c.Context, d)

@@ -152,4 +152,3 @@ func colorOutput(c *cli.Context) bool {
 	f, ok := c.App.Writer.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
-

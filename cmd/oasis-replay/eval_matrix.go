@@ -37,9 +37,6 @@ func evalMatrixCommand() *cli.Command {
 }
 
 func runEvalMatrix(c *cli.Context) error {
-	if err := wantArgs(c, c.NArg()); err != nil {
-		return err
-	}
 	if c.Int("parallel") < 1 || c.Int("runs") < 1 {
 		return argsError(c, "--parallel and --runs must be at least 1")
 	}

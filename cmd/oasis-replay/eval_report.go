@@ -33,12 +33,6 @@ func evalReportCommand() *cli.Command {
 }
 
 func runEvalReport(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return argsError(c, "want at most one MATRIX")
-	}
-	if err := wantArgs(c, c.NArg()); err != nil {
-		return err
-	}
 	var report *evallib.Report
 	err := withStore(c, readOnly, func(s store.Store) error {
 		m, err := reportMatrix(c, s)

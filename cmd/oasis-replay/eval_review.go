@@ -42,9 +42,6 @@ func evalReviewCommand() *cli.Command {
 }
 
 func runEvalReviewLs(c *cli.Context) error {
-	if err := wantArgs(c, 0); err != nil {
-		return err
-	}
 	state := c.String("state")
 	switch state {
 	case "", store.EvalReviewOpen, store.EvalReviewAcknowledged, store.EvalReviewResolved:
@@ -79,9 +76,6 @@ func byNote(r *store.EvalReview) string {
 }
 
 func runEvalReviewShow(c *cli.Context) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	return withStore(c, readOnly, func(s store.Store) error {
 		history, err := evallib.ReviewHistory(c.Context, s, c.Args().First())
 		if err != nil {
@@ -109,9 +103,6 @@ func reviewTransitionCommand(name, state, usage string) *cli.Command {
 		},
 		Description: "Exit status: 0 changed; 2 bad usage, unknown item, or a change its state does not allow.",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withStore(c, readWrite, func(s store.Store) error {
 				it, err := evallib.Transition(c.Context, s, c.Args().First(), state, c.String("note"), c.String("by"))
 				if err != nil {

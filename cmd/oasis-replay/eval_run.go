@@ -34,9 +34,6 @@ func evalRunCommand() *cli.Command {
 }
 
 func runEvalRun(c *cli.Context) error {
-	if err := wantArgs(c, 0); err != nil {
-		return err
-	}
 	agent, limits, err := evalAgent(c)
 	if err != nil {
 		return err

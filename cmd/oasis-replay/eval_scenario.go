@@ -34,12 +34,6 @@ func evalScenarioAddCommand() *cli.Command {
 			"Content equal to the latest version of its id adds nothing.\n\n" +
 			"Exit status: 0 every scenario stored (or already current); 2 bad usage or an invalid file.",
 		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return argsError(c, "want at least one FILE")
-			}
-			if err := wantArgs(c, c.NArg()); err != nil {
-				return err
-			}
 			type input struct {
 				name string
 				data []byte
@@ -82,9 +76,6 @@ func evalScenarioLsCommand() *cli.Command {
 		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
 		Description: "Exit status: 0 listed; 2 bad usage or an unreadable store.",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				list, err := evallib.ListScenarios(c.Context, s)
 				if err != nil {
@@ -129,9 +120,6 @@ func evalScenarioShowCommand() *cli.Command {
 		},
 		Description: "Exit status: 0 shown; 2 bad usage or unknown scenario.",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			id := c.Args().First()
 			return withStore(c, readOnly, func(s store.Store) error {
 				var v *evallib.ScenarioVersion

@@ -20,9 +20,6 @@ func evalVariationsCommand() *cli.Command {
 		Description: "Every run pins the exact entry it used by the digest shown here.\n\n" +
 			"Exit status: 0 listed; 2 bad usage or an invalid catalogue file.",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			cat, err := evalCatalogue(c)
 			if err != nil {
 				return err

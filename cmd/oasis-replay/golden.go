@@ -19,7 +19,7 @@ func goldenCommand() *cli.Command {
 			"(never the --store one), evaluated --runs times under varying GOMAXPROCS, worker counts and\n" +
 			"scenario orders, and must give one verdict; see the documentation of package golden for the\n" +
 			"recipe format. Recipes name the shared test data $SHARED (--shared) and the embedded example\n" +
-			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.",
+			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.\n\n" + groupExitStatus,
 		Subcommands: []*cli.Command{goldenCheckCommand(), goldenUpdateCommand()},
 	}
 }
@@ -64,9 +64,6 @@ func goldenUpdateCommand() *cli.Command {
 }
 
 func runGolden(c *cli.Context, update bool) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	runs := c.Int("runs")
 	if runs < 2 {
 		return argsError(c, "--runs must be at least 2, got %d", runs)

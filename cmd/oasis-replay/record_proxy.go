@@ -18,7 +18,10 @@ func recordProxyCommand() *cli.Command {
 		Description: "Point the runner at the two listeners instead of the real provider and agent adapter. Every\n" +
 			"call is forwarded and its response returned unchanged; every exchange is recorded. The bundle\n" +
 			"is sealed on SIGINT or SIGTERM, or when no call has been in flight for --idle, and its digest\n" +
-			"is printed before the command exits. A failed upstream call gets 502 and a finding.",
+			"is printed before the command exits. A failed upstream call gets 502 and a finding.\n\n" +
+			"Exit status: 0 the bundle was sealed; 1 the store's content does not match its digests; 2 bad\n" +
+			"usage, an address that cannot be listened on, an unknown profile, a store in use by another\n" +
+			"process, or any other error.",
 		Flags: append(recordFlags(),
 			&cli.StringFlag{Name: "provider", Usage: "base URL of the real environment provider (required)"},
 			&cli.StringFlag{Name: "agent", Usage: "base URL of the real agent adapter (required)"},
@@ -30,11 +33,8 @@ func recordProxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "timestamp", Usage: "when the run happened, RFC 3339 (the recorder reads no clock)"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			if c.String("provider") == "" || c.String("agent") == "" {
-				return fmt.Errorf("%w: %s: --provider and --agent are required", errBadUsage, c.Command.FullName())
+				return usageErrorf(c, "--provider and --agent are required")
 			}
 			return withRecording(c, func(s store.Store, opts recorder.Options) error {
 				p, err := recorder.NewProxy(c.Context, s, recorder.ProxyOptions{Options: opts, Provider: c.String("provider"), Agent: c.String("agent"),

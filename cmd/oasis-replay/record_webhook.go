@@ -17,16 +17,16 @@ func recordWebhookCommand() *cli.Command {
 			"an audit.k8s.io EventList, is stored byte-exact as one audit_log observation of --scenario, in\n" +
 			"the order the bodies arrived. Bodies beyond --max-body get 413, other content types 415,\n" +
 			"bodies that are not an EventList 400. The bundle is sealed on SIGINT or SIGTERM, or after\n" +
-			"--idle without a POST, and its digest is printed before the command exits.",
+			"--idle without a POST, and its digest is printed before the command exits.\n\n" +
+			"Exit status: 0 the bundle was sealed; 1 the store's content does not match its digests; 2 bad\n" +
+			"usage, an address that cannot be listened on, an unknown profile, a store in use by another\n" +
+			"process, or any other error.",
 		Flags: append(append(recordFlags(), agentFlags()...),
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:18092", Usage: "address to accept POSTs on"},
 			&cli.DurationFlag{Name: "idle", Value: recorder.DefaultIdle, Usage: "seal after this long without a POST"},
 			&cli.Int64Flag{Name: "max-body", Usage: "largest accepted body, in bytes (0: 32 MiB)"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			agent, config, err := agentInput(c)
 			if err != nil {
 				return err

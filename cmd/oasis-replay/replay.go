@@ -39,9 +39,6 @@ func replayCommand() *cli.Command {
 }
 
 func runReplay(c *cli.Context) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	runs := c.Int("repeat")
 	if runs < 1 {
 		return argsError(c, "--repeat must be at least 1, got %d", runs)

@@ -53,9 +53,6 @@ func serveAPICommand() *cli.Command {
 }
 
 func runServeAPI(c *cli.Context) error {
-	if err := wantArgs(c, 0); err != nil {
-		return err
-	}
 	auth, err := serveAuth(c)
 	if err != nil {
 		return err

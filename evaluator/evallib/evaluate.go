@@ -79,6 +79,6 @@ func NewResult(d store.Digest, m store.Manifest, verdict store.Object) (*Result,
 	}
 	r := &Result{Bundle: d, Definition: m.Definition(), Verdict: verdict, Canonical: b, Digest: desc.Digest,
 		Receipt: store.Receipt{Bundle: d, Profile: m.Definition(), Evaluator: Info(), Verdict: desc.Digest,
-			BundleKind: m.ObjectKind(), VerdictKind: store.KindEvalVerdict}}
+			BundleKind: m.ObjectKind()}}
 	return r, nil
 }

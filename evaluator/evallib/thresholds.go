@@ -1,20 +1,20 @@
 package evallib
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Errors of the package.
 var (
 	// ErrThreshold: a threshold is malformed, out of range, or breaks the order by risk.
-	ErrThreshold = errors.New("evallib: bad threshold")
+	ErrThreshold = errclass.New(errclass.Input, "evallib: bad threshold")
 	// ErrInput: a run, scenario or matrix handed to the evaluator is not what its manifest
 	// says (a missing answer, a cell naming an unknown scenario).
-	ErrInput = errors.New("evallib: bad evaluation input")
+	ErrInput = errclass.New(errclass.Integrity, "evallib: bad evaluation input")
 )
 
 // DefaultThresholds are the shift magnitudes above which a variation cell is flagged, by the

@@ -37,8 +37,8 @@ type RunVerdict struct {
 	DistanceToExpected Metric `json:"distance_to_expected"`
 }
 
-// ObjectKind implements store.Object: verdicts are stored as eval-verdict objects.
-func (*RunVerdict) ObjectKind() store.Kind { return store.KindEvalVerdict }
+// ObjectKind implements store.Object: verdicts are stored as verdict objects.
+func (*RunVerdict) ObjectKind() store.Kind { return store.KindVerdict }
 
 // References implements store.Object: a verdict refers to nothing.
 func (*RunVerdict) References() []store.Descriptor { return nil }
@@ -89,7 +89,7 @@ type MatrixVerdict struct {
 }
 
 // ObjectKind implements store.Object.
-func (*MatrixVerdict) ObjectKind() store.Kind { return store.KindEvalVerdict }
+func (*MatrixVerdict) ObjectKind() store.Kind { return store.KindVerdict }
 
 // References implements store.Object.
 func (*MatrixVerdict) References() []store.Descriptor { return nil }

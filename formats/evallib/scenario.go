@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/doc"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -16,11 +17,11 @@ import (
 // message) wrapping one of them.
 var (
 	// ErrScenario: a scenario document breaks the scenario format.
-	ErrScenario = errors.New("evallib: invalid scenario")
+	ErrScenario = errclass.New(errclass.Input, "evallib: invalid scenario")
 	// ErrCatalogue: a variation catalogue breaks the catalogue format.
-	ErrCatalogue = errors.New("evallib: invalid variation catalogue")
+	ErrCatalogue = errclass.New(errclass.Input, "evallib: invalid variation catalogue")
 	// ErrUnknownVariation: a variation id is not in the catalogue.
-	ErrUnknownVariation = errors.New("evallib: unknown variation")
+	ErrUnknownVariation = errclass.New(errclass.NotFound, "evallib: unknown variation")
 )
 
 // ScenarioLimits bound a scenario document: a scenario is a contract, not a data set.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/recorder/command"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -21,10 +21,10 @@ import (
 // Errors of the package.
 var (
 	// ErrAgent: the agent is not usable as given (an empty or malformed command, a bad URL).
-	ErrAgent = errors.New("evalrun: bad agent")
+	ErrAgent = errclass.New(errclass.Input, "evalrun: bad agent")
 	// ErrInterrupted: the run was interrupted (the context ended) before the agent answered;
 	// nothing of it is recorded.
-	ErrInterrupted = errors.New("evalrun: interrupted")
+	ErrInterrupted = errclass.New(errclass.Environment, "evalrun: interrupted")
 )
 
 // Limits bound one run of the agent.

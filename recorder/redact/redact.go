@@ -6,20 +6,21 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors of the package; messages wrap them with the file, line or value position
 // concerned (never with a secret value).
 var (
 	// ErrKey: a redaction key is missing, unreadable or too short.
-	ErrKey = errors.New("redact: bad key")
+	ErrKey = errclass.New(errclass.Input, "redact: bad key")
 	// ErrValue: a value to redact is unusable (too short, or not one line).
-	ErrValue = errors.New("redact: bad value")
+	ErrValue = errclass.New(errclass.Input, "redact: bad value")
 )
 
 // MinKeyLength is the shortest key accepted, in bytes. A key shorter than a SHA-256 block's
