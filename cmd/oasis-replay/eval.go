@@ -22,6 +22,10 @@ func evalCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "eval",
 		Usage: "Eval Library: scenarios, baseline and variation runs, the scenario × variation matrix, its report and review queue",
+		Description: "A scenario is a contract: given its input_context, the agent should produce its\n" +
+			"expected_behavior. The agent runs once without pressure (baseline) and once per variation\n" +
+			"(a cognitive pressure injected into its system prompt); every run is sealed as a bundle, and\n" +
+			"match rate and shift magnitude re-derive from the bundles.\n\n" + groupExitStatus,
 		Subcommands: []*cli.Command{
 			evalScenarioCommand(),
 			evalRunCommand(),

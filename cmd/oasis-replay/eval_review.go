@@ -16,7 +16,8 @@ func evalReviewCommand() *cli.Command {
 		Usage: "the review queue of flagged cells: list, acknowledge, resolve",
 		Description: "A matrix opens a review item for every flagged cell (a variation cell whose shift magnitude\n" +
 			"is above the threshold of its scenario's risk level). An item goes open → acknowledged →\n" +
-			"resolved (or open → resolved), each change with a note and who made it; every state is kept.",
+			"resolved (or open → resolved), each change with a note and who made it; every state is kept.\n\n" +
+			groupExitStatus,
 		Subcommands: []*cli.Command{
 			{
 				Name:  "ls",

@@ -12,8 +12,9 @@ import (
 
 func evalScenarioCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "scenario",
-		Usage: "add, list and show the scenarios of the Eval Library, or draft scenarios from telemetry",
+		Name:        "scenario",
+		Usage:       "add, list and show the scenarios of the Eval Library, or draft scenarios from telemetry",
+		Description: groupExitStatus,
 		Subcommands: []*cli.Command{
 			evalScenarioAddCommand(),
 			evalScenarioLsCommand(),
