@@ -5,23 +5,26 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // The classes of error the package reports. Every *Error wraps one of them (Errorf may wrap
-// the caller's own instead), so callers test the class with errors.Is.
+// the caller's own instead), so callers test the class with errors.Is. All are bad input
+// (errclass.Input): a document the reader cannot use as it is.
 var (
 	// ErrSyntax: the input is not a well-formed document of its format.
-	ErrSyntax = errors.New("doc: syntax")
+	ErrSyntax = errclass.New(errclass.Input, "doc: syntax")
 	// ErrLimit: the input exceeds one of the Limits.
-	ErrLimit = errors.New("doc: limit exceeded")
+	ErrLimit = errclass.New(errclass.Input, "doc: limit exceeded")
 	// ErrDuplicateKey: an object names the same member twice.
-	ErrDuplicateKey = errors.New("doc: duplicate key")
+	ErrDuplicateKey = errclass.New(errclass.Input, "doc: duplicate key")
 	// ErrType: a value does not have the type or range its reader wants (a string where a
 	// list is wanted, 300 for an int8, a required field missing, a number no IEEE double holds
 	// exactly for the canonical form, an unsupported YAML tag).
-	ErrType = errors.New("doc: type")
+	ErrType = errclass.New(errclass.Input, "doc: type")
 	// ErrUnknownField: Decode met an object member its target struct has no field for.
-	ErrUnknownField = errors.New("doc: unknown field")
+	ErrUnknownField = errclass.New(errclass.Input, "doc: unknown field")
 )
 
 // Error is a problem at a place in a document. Its text is
