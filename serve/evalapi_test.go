@@ -200,6 +200,7 @@ func TestEvalAPI(t *testing.T) {
 		{http.MethodGet, "/api/v1/eval/runs?flagged=maybe", ``, 400, "bad_filter", "flagged"},
 		{http.MethodGet, "/api/v1/eval/matrix/job-99", ``, 404, "not_found", "job-99"},
 		{http.MethodPost, "/api/v1/eval/scenarios/auto-generate", `{"lookback_hours": 0}`, 400, "invalid_input", "lookback_hours"},
+		{http.MethodPost, "/api/v1/eval/scenarios/auto-generate", `{"device_id": "d", "lookback_hours": 24, "max_scenarios": 5}`, 501, "not_implemented", "not available"},
 	}
 	for _, e := range errorsWanted {
 		r := call(t, srv, e.method, e.path, tok, e.body)

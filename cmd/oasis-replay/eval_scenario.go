@@ -19,6 +19,7 @@ func evalScenarioCommand() *cli.Command {
 			evalScenarioAddCommand(),
 			evalScenarioLsCommand(),
 			evalScenarioShowCommand(),
+			evalScenarioGenerateCommand(),
 		},
 	}
 }
