@@ -80,7 +80,11 @@ func SealMatrix(ctx context.Context, st store.Store, p *Plan, t evalmetric.Thres
 	if err != nil {
 		return nil, err
 	}
-	verdict, err := saveVerdict(ctx, st, d, m)
+	// A matrix sealed before (the same matrix again) has its verdict already.
+	verdict, err := storedVerdict(ctx, st, d)
+	if err == nil && verdict == nil {
+		verdict, err = saveVerdict(ctx, st, d, m)
+	}
 	if err != nil {
 		return nil, err
 	}

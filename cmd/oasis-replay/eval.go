@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/oasis-replay/oasis-replay/evallib"
 	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
@@ -51,6 +52,39 @@ func evalAgentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "spool-dir", Usage: "`DIR` for the agents' output until it is sealed (default: the system's temporary directory)"},
 		&cli.BoolFlag{Name: "json", Usage: "print the cells as JSON"},
 	}
+}
+
+// evalSession is what eval run and eval matrix take from their flags.
+type evalSession struct {
+	agent      evalrun.Agent
+	limits     evalrun.Limits
+	catalogue  *evalfmt.Catalogue
+	thresholds evalmetric.Thresholds
+}
+
+func newEvalSession(c *cli.Context) (*evalSession, error) {
+	var e evalSession
+	var err error
+	if e.agent, e.limits, err = evalAgent(c); err != nil {
+		return nil, err
+	}
+	if e.catalogue, err = evalCatalogue(c); err != nil {
+		return nil, err
+	}
+	if e.thresholds, err = evalThresholds(c); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// plan decides the runs to make, reading the store for a moment only.
+func (e *evalSession) plan(c *cli.Context, opts evallib.PlanOptions) (plan *evallib.Plan, err error) {
+	opts.Agent, opts.Catalogue = e.agent, e.catalogue
+	err = withStore(c, readOnly, func(s store.Store) error {
+		plan, err = evallib.NewPlan(c.Context, s, opts)
+		return err
+	})
+	return plan, err
 }
 
 // evalAgent builds the agent of --agent, checking that a command can be found before anything

@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/evallib"
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func evalMatrixCommand() *cli.Command {
@@ -40,31 +39,19 @@ func runEvalMatrix(c *cli.Context) error {
 	if c.Int("parallel") < 1 || c.Int("runs") < 1 {
 		return argsError(c, "--parallel and --runs must be at least 1")
 	}
-	agent, limits, err := evalAgent(c)
+	e, err := newEvalSession(c)
 	if err != nil {
 		return err
 	}
-	catalogue, err := evalCatalogue(c)
-	if err != nil {
-		return err
-	}
-	thresholds, err := evalThresholds(c)
-	if err != nil {
-		return err
-	}
-	opts := evallib.PlanOptions{Agent: agent, Scenarios: c.Args().Slice(), Catalogue: catalogue,
-		Variations: c.StringSlice("variation"), Baseline: true, Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
-	var plan *evallib.Plan
-	err = withStore(c, readOnly, func(s store.Store) (err error) {
-		plan, err = evallib.NewPlan(c.Context, s, opts)
-		return err
-	})
+	opts := evallib.PlanOptions{Scenarios: c.Args().Slice(), Variations: c.StringSlice("variation"), Baseline: true,
+		Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
+	plan, err := e.plan(c, opts)
 	if err != nil {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
-	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"), Limits: limits,
-		Recorder: recorderInfo("eval matrix"), Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")}, thresholds)
+	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"), Limits: e.limits,
+		Recorder: recorderInfo("eval matrix"), Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")}, e.thresholds)
 	progress.finish()
 	if err != nil {
 		return err

@@ -34,35 +34,22 @@ func evalRunCommand() *cli.Command {
 }
 
 func runEvalRun(c *cli.Context) error {
-	agent, limits, err := evalAgent(c)
+	e, err := newEvalSession(c)
 	if err != nil {
 		return err
 	}
-	catalogue, err := evalCatalogue(c)
-	if err != nil {
-		return err
-	}
-	thresholds, err := evalThresholds(c)
-	if err != nil {
-		return err
-	}
-	opts := evallib.PlanOptions{Agent: agent, Scenarios: []string{c.String("scenario")}, Catalogue: catalogue,
-		Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
+	opts := evallib.PlanOptions{Scenarios: []string{c.String("scenario")}, Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
 	if v := c.String("variation"); v != "" {
 		opts.Variations = []string{v}
 	} else {
 		opts.NoVariations = true
 	}
-	var plan *evallib.Plan
-	err = withStore(c, readOnly, func(s store.Store) (err error) {
-		plan, err = evallib.NewPlan(c.Context, s, opts)
-		return err
-	})
+	plan, err := e.plan(c, opts)
 	if err != nil {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
-	_, err = plan.Execute(c.Context, evallib.Execution{Parallel: 1, Limits: limits, Recorder: recorderInfo("eval run"),
+	_, err = plan.Execute(c.Context, evallib.Execution{Parallel: 1, Limits: e.limits, Recorder: recorderInfo("eval run"),
 		Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")})
 	progress.finish()
 	if err != nil {
@@ -70,7 +57,7 @@ func runEvalRun(c *cli.Context) error {
 	}
 	var results []evallib.CellResult
 	err = withStore(c, readOnly, func(s store.Store) (err error) {
-		results, err = evallib.EvaluateCells(c.Context, s, plan, thresholds)
+		results, err = evallib.EvaluateCells(c.Context, s, plan, e.thresholds)
 		return err
 	})
 	if err != nil {

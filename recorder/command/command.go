@@ -262,10 +262,10 @@ func (c *capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// result describes the captured stream. The spool file is not synced: it lives only until the
+// caller stores its bytes (checked against SHA256), and a crash loses the run either way, so an
+// fsync per stream would only slow every run down.
 func (c *capture) result() (Output, error) {
-	if c.err == nil {
-		c.err = c.f.Sync()
-	}
 	if c.err != nil {
 		return Output{}, fmt.Errorf("%w: %s: %v", ErrSpool, c.f.Name(), c.err)
 	}

@@ -242,9 +242,6 @@ func (a *httpAgent) Ask(ctx context.Context, request []byte, dir string) (*Reply
 		out.Status, out.Reason = store.EvalRunFailed, "the endpoint "+describeHTTPError(runCtx, err, a.limits.Timeout)
 		out.TimedOut = runCtx.Err() == context.DeadlineExceeded
 	}
-	if err := f.Sync(); err != nil {
-		return nil, fmt.Errorf("%w: %v", command.ErrSpool, err)
-	}
 	answer, err := hashFile(path)
 	if err != nil {
 		return nil, err

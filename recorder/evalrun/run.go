@@ -71,7 +71,8 @@ type Options struct {
 	Open     Opener
 	Progress Progress
 	// FlushEvery and FlushSize decide when finished runs are sealed: after FlushEvery since the
-	// first unsealed run finished, or once FlushSize runs wait. Zero means 500 ms and 256.
+	// first unsealed run finished, or once FlushSize runs wait. Zero means 2 s and 256: each
+	// batch opens the store, which costs tens of milliseconds, so batches are few.
 	FlushEvery time.Duration
 	FlushSize  int
 }
@@ -90,7 +91,7 @@ func Execute(ctx context.Context, jobs []*Job, opts Options) ([]Recorded, error)
 		return nil, err
 	}
 	defer cleanup()
-	s := newSealer(opts)
+	s := newSealer(opts, len(jobs))
 	done := make(chan struct{})
 	var sealErr error
 	go func() {

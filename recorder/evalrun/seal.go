@@ -28,14 +28,16 @@ type sealer struct {
 	recorded []Recorded
 }
 
-func newSealer(opts Options) *sealer {
+// newSealer returns a sealer for up to jobs runs. Its input holds every run, so a runner never
+// waits for a batch being sealed.
+func newSealer(opts Options, jobs int) *sealer {
 	if opts.FlushEvery <= 0 {
-		opts.FlushEvery = 500 * time.Millisecond
+		opts.FlushEvery = 2 * time.Second
 	}
 	if opts.FlushSize <= 0 {
 		opts.FlushSize = 256
 	}
-	return &sealer{opts: opts, in: make(chan finished, opts.Parallel)}
+	return &sealer{opts: opts, in: make(chan finished, max(jobs, 1))}
 }
 
 // loop collects finished runs and seals them when FlushSize wait, FlushEvery after the first
@@ -113,34 +115,49 @@ func (s *sealer) flush() error {
 	return err
 }
 
-// sealBatch seals the pending runs in order, then updates the index of every cell they belong
-// to. It returns the runs sealed before an error.
+// sealBatch seals every pending run, all or none: the runs' blobs and definitions, the new
+// state of the index of every cell they belong to, then the manifests with one sync and every
+// bundle ref and index ref in one durable write (store.SealAll).
 func (s *sealer) sealBatch(ctx context.Context, st store.Store) ([]Recorded, error) {
-	var out []Recorded
+	out := make([]Recorded, 0, len(s.pending))
+	manifests := make([]store.Manifest, 0, len(s.pending))
 	trees := map[string]store.Digest{}
 	for _, f := range s.pending {
-		r, err := s.sealOne(ctx, st, f, trees)
+		m, err := s.manifest(ctx, st, f, trees)
 		if err != nil {
-			return out, err
+			return nil, err
 		}
-		out = append(out, r)
+		_, desc, err := store.Encode(m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Recorded{Job: f.job, Bundle: desc.Digest, Manifest: m})
+		manifests = append(manifests, m)
 	}
-	return out, updateCells(ctx, st, out)
+	cellRefs, err := updateCells(ctx, st, out)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := store.SealAll(ctx, st, manifests, cellRefs); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-func (s *sealer) sealOne(ctx context.Context, st store.Store, f finished, trees map[string]store.Digest) (Recorded, error) {
+// manifest stores what a finished run refers to and returns its manifest, not yet stored.
+func (s *sealer) manifest(ctx context.Context, st store.Store, f finished, trees map[string]store.Digest) (*store.EvalRun, error) {
 	j := f.job
 	tree, err := putDefinition(ctx, st, j.Definition, trees)
 	if err != nil {
-		return Recorded{}, err
+		return nil, err
 	}
 	request, err := putBytes(ctx, st, j.Request, store.MediaTypeEvalRequest)
 	if err != nil {
-		return Recorded{}, err
+		return nil, err
 	}
 	answer, err := putFile(ctx, st, f.reply.Answer, store.MediaTypeOctetStream)
 	if err != nil {
-		return Recorded{}, err
+		return nil, err
 	}
 	m := &store.EvalRun{
 		Recorder:  s.opts.Recorder,
@@ -162,15 +179,11 @@ func (s *sealer) sealOne(ctx context.Context, st store.Store, f finished, trees 
 	if f.reply.Stderr != nil {
 		d, err := putFile(ctx, st, *f.reply.Stderr, store.MediaTypeOctetStream)
 		if err != nil {
-			return Recorded{}, err
+			return nil, err
 		}
 		m.Stderr = &d
 	}
-	d, err := store.Seal(ctx, st, m)
-	if err != nil {
-		return Recorded{}, err
-	}
-	return Recorded{Job: j, Bundle: d, Manifest: m}, nil
+	return m, nil
 }
 
 // PutDefinition stores a definition as a profile tree and returns the tree's digest.
@@ -240,22 +253,24 @@ func putFile(ctx context.Context, st store.Store, sp Spooled, mediaType string) 
 	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
 }
 
-// updateCells records the sealed runs in the index of their cells: for each cell, the run
-// numbers sealed now replace the ones recorded before.
-func updateCells(ctx context.Context, st store.Store, sealed []Recorded) error {
+// updateCells stores the new index of every cell the runs belong to (the run numbers sealed
+// now replace the ones recorded before) and returns the refs that will name them, to be set
+// with the runs' bundle refs.
+func updateCells(ctx context.Context, st store.Store, runs []Recorded) ([]store.Ref, error) {
 	byKey := map[store.Digest][]Recorded{}
 	var keys []store.Digest
-	for _, r := range sealed {
+	for _, r := range runs {
 		if _, ok := byKey[r.Job.Key]; !ok {
 			keys = append(keys, r.Job.Key)
 		}
 		byKey[r.Job.Key] = append(byKey[r.Job.Key], r)
 	}
+	refs := make([]store.Ref, 0, len(keys))
 	for _, k := range keys {
 		runs := byKey[k]
 		cell, err := LoadCell(ctx, st, k)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if cell == nil {
 			cell = &store.EvalCellRuns{Key: k, Scenario: runs[0].Job.Scenario.ID, Variation: runs[0].Job.Variation.ID}
@@ -271,13 +286,11 @@ func updateCells(ctx context.Context, st store.Store, sealed []Recorded) error {
 		}
 		desc, err := store.Put(ctx, st, cell)
 		if err != nil {
-			return fmt.Errorf("evalrun: store cell index: %w", err)
+			return nil, fmt.Errorf("evalrun: store cell index: %w", err)
 		}
-		if err := st.SetRef(ctx, store.EvalCellRefName(k), desc.Digest); err != nil {
-			return fmt.Errorf("evalrun: cell index ref: %w", err)
-		}
+		refs = append(refs, store.Ref{Name: store.EvalCellRefName(k), Digest: desc.Digest})
 	}
-	return nil
+	return refs, nil
 }
 
 // CellReader is what LoadCell reads through.
