@@ -158,7 +158,7 @@ func scenarioSet(scenarios []*evalfmt.Scenario) store.Digest {
 func latestMatrix(ctx context.Context, r Reader, ref string) (*MatrixSummary, error) {
 	d, err := r.GetRef(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrNoMatrix
+		return nil, fmt.Errorf("%w yet in this store: run eval matrix first", ErrNoMatrix)
 	}
 	if err != nil {
 		return nil, err

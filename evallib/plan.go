@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -185,10 +186,10 @@ func variationRef(v *evalfmt.Variation) store.EvalVariationRef {
 // definitionOf is the profile tree a run pins: the scenario as added and the variation entry.
 func definitionOf(s *evalfmt.Scenario, v *evalfmt.Variation) evalrun.Definition {
 	def := evalrun.Definition{ID: s.ID, Version: store.EvalBaseline,
-		Files: []evalrun.File{{Path: "scenario.json", MediaType: store.MediaTypeEvalScenarioContent, Content: s.Canonical}}}
+		Files: []evalrun.File{{Path: evalmetric.DefinitionScenario, MediaType: store.MediaTypeEvalScenarioContent, Content: s.Canonical}}}
 	if v != nil {
 		def.Version = v.ID
-		def.Files = append(def.Files, evalrun.File{Path: "variation.json", MediaType: store.MediaTypeEvalVariation, Content: v.Canonical})
+		def.Files = append(def.Files, evalrun.File{Path: evalmetric.DefinitionVariation, MediaType: store.MediaTypeEvalVariation, Content: v.Canonical})
 	}
 	return def
 }

@@ -59,6 +59,8 @@ type Report struct {
 	// Previous is the matrix this one is compared with; Changes the cells that moved.
 	Previous *store.Digest
 	Changes  []Change
+	// cells indexes Cells by scenario and variation.
+	cells map[[2]string]*evalmetric.CellVerdict
 }
 
 // Distribution is the shift distribution of the variation cells.
@@ -85,6 +87,10 @@ func NewReport(m *MatrixSummary, previous *MatrixSummary) *Report {
 	r := &Report{Matrix: m.Bundle, Agent: m.Manifest.Agent, RunsPerCell: m.Manifest.RunsPerCell,
 		Scenarios: m.Manifest.Scenarios, Cells: m.Verdict.Cells, Flagged: m.Verdict.Flagged, Thresholds: m.Verdict.Thresholds}
 	seen := map[string]bool{}
+	r.cells = make(map[[2]string]*evalmetric.CellVerdict, len(r.Cells))
+	for i := range r.Cells {
+		r.cells[[2]string{r.Cells[i].Scenario, r.Cells[i].Variation}] = &r.Cells[i]
+	}
 	for _, c := range m.Verdict.Cells {
 		if !seen[c.Variation] {
 			seen[c.Variation] = true
@@ -186,12 +192,7 @@ func (r *Report) Regressions() int {
 
 // Cell returns the cell of a scenario and variation, or nil.
 func (r *Report) Cell(scenario, variation string) *evalmetric.CellVerdict {
-	for i := range r.Cells {
-		if r.Cells[i].Scenario == scenario && r.Cells[i].Variation == variation {
-			return &r.Cells[i]
-		}
-	}
-	return nil
+	return r.cells[[2]string{scenario, variation}]
 }
 
 // number is a metric as a JSON number: the value rounded to three places, trailing zeros

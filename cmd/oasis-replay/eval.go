@@ -80,7 +80,7 @@ func newEvalSession(c *cli.Context) (*evalSession, error) {
 // plan decides the runs to make, reading the store for a moment only.
 func (e *evalSession) plan(c *cli.Context, opts evallib.PlanOptions) (plan *evallib.Plan, err error) {
 	opts.Agent, opts.Catalogue = e.agent, e.catalogue
-	err = withStore(c, readOnly, func(s store.Store) error {
+	err = withStoreWaiting(c, readOnly, func(s store.Store) error {
 		plan, err = evallib.NewPlan(c.Context, s, opts)
 		return err
 	})
@@ -179,6 +179,20 @@ func openStoreWaiting(ctx context.Context, c *cli.Context, mode access) (store.S
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// withStoreWaiting is withStore for the commands that share the store with a running matrix or
+// API server: it waits while another process holds the store.
+func withStoreWaiting(c *cli.Context, mode access, use func(s store.Store) error) error {
+	s, err := openStoreWaiting(c.Context, c, mode)
+	if err != nil {
+		return err
+	}
+	useErr := use(s)
+	if closeErr := s.Close(); useErr == nil && closeErr != nil {
+		return fmt.Errorf("close store %s: %w", c.String("store"), closeErr)
+	}
+	return useErr
 }
 
 // colorOutput reports whether text output may use colour: stdout is a terminal and NO_COLOR is

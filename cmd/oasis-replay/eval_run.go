@@ -56,7 +56,7 @@ func runEvalRun(c *cli.Context) error {
 		return err
 	}
 	var results []evallib.CellResult
-	err = withStore(c, readOnly, func(s store.Store) (err error) {
+	err = withStoreWaiting(c, readOnly, func(s store.Store) (err error) {
 		results, err = evallib.EvaluateCells(c.Context, s, plan, e.thresholds)
 		return err
 	})

@@ -21,13 +21,6 @@ func NewRatio(num, den int64) Ratio {
 	return q
 }
 
-// ratioOf copies r.
-func ratioOf(r *big.Rat) Ratio {
-	var q Ratio
-	q.r.Set(r)
-	return q
-}
-
 // Rat returns the value as a *big.Rat (a copy).
 func (q Ratio) Rat() *big.Rat { return new(big.Rat).Set(&q.r) }
 
