@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -56,12 +59,12 @@ func runEvalReport(c *cli.Context) error {
 		return err
 	}
 	if name := c.String("html"); name != "" {
-		if err := writeFileAtomically(name, func(f *os.File) error { return report.WriteHTML(f) }); err != nil {
+		if err := writeReportFile(name, report.WriteHTML); err != nil {
 			return err
 		}
 	}
 	if name := c.String("csv"); name != "" {
-		if err := writeFileAtomically(name, func(f *os.File) error { return report.WriteCSV(f) }); err != nil {
+		if err := writeReportFile(name, report.WriteCSV); err != nil {
 			return err
 		}
 	}
@@ -88,4 +91,31 @@ func reportMatrix(c *cli.Context, s store.Store) (*evallib.MatrixSummary, error)
 		return nil, fmt.Errorf("%w: bundle %s is a %s, not an Eval Library matrix", store.ErrWrongEvaluation, d.Short(), m.ObjectKind())
 	}
 	return evallib.LoadMatrix(c.Context, s, d)
+}
+
+// writeReportFile writes a report through a temporary file renamed into place, so a failed
+// write never leaves half a report. It does not sync: a report is derived from the store and
+// written again at will, and an fsync of a report of thousands of cells costs more than
+// rendering it.
+func writeReportFile(name string, write func(w io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if closeErr := tmp.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), name)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
 }

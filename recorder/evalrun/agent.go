@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,12 +71,24 @@ func (l Limits) Settings() map[string]string {
 	}
 }
 
-// Spooled is a captured stream in a file.
+// Spooled is a captured stream: in memory (Data) when it is short, else in a file (Path).
 type Spooled struct {
 	Path   string
+	Data   []byte
 	Size   int64
 	SHA256 [sha256.Size]byte
 }
+
+// remove deletes the stream's file, if it has one.
+func (sp Spooled) remove() {
+	if sp.Path != "" {
+		_ = os.Remove(sp.Path)
+	}
+}
+
+// InMemory is how much of each stream a run keeps in memory before spooling it to a file: an
+// answer of a usual size never touches the disk before it is stored.
+const InMemory = 256 << 10
 
 // Reply is what one run of the agent gave.
 type Reply struct {
@@ -93,8 +106,8 @@ type Agent interface {
 	Endpoint() store.EvalAgent
 	// Identity names the agent in listings and cell keys.
 	Identity() store.AgentIdentity
-	// Ask sends one request and waits for the answer, spooling what it says into files in dir
-	// (which must exist). A run that fails (non-zero exit, timeout, HTTP error, answer over the
+	// Ask sends one request and waits for the answer, keeping what it says in memory or, when it
+	// is long, in files of their own in dir (which must exist). A run that fails (non-zero exit, timeout, HTTP error, answer over the
 	// cap) is a Reply with Outcome.Status "failed"; the error is for runs that cannot be
 	// recorded: ErrInterrupted when ctx ended, or a spool failure.
 	Ask(ctx context.Context, request []byte, dir string) (*Reply, error)
@@ -148,11 +161,14 @@ func (a *commandAgent) Ask(ctx context.Context, request []byte, dir string) (*Re
 		Timeout:   a.limits.Timeout,
 		MaxOutput: max(a.limits.MaxAnswer, a.limits.MaxStderr),
 		SpoolDir:  dir,
+		InMemory:  InMemory,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("evalrun: %w", err)
 	}
 	if res.Cancelled {
+		spooledOf(res.Stdout).remove()
+		spooledOf(res.Stderr).remove()
 		return nil, ErrInterrupted
 	}
 	answer, err := capSpooled(res.Stdout, a.limits.MaxAnswer)
@@ -178,16 +194,26 @@ func (a *commandAgent) Ask(ctx context.Context, request []byte, dir string) (*Re
 	return &Reply{Outcome: out, Answer: answer, Stderr: &stderr, Duration: res.Duration}, nil
 }
 
-// capSpooled cuts a spooled stream to limit bytes (the spool cap is the larger of the two
+func spooledOf(o command.Output) Spooled {
+	return Spooled{Path: o.Path, Data: o.Data, Size: o.Size, SHA256: o.SHA256}
+}
+
+// capSpooled cuts a captured stream to limit bytes (the capture's cap is the larger of the two
 // limits), rehashing what is kept when it was cut.
 func capSpooled(o command.Output, limit int64) (Spooled, error) {
-	if o.Size <= limit {
-		return Spooled{Path: o.Path, Size: o.Size, SHA256: o.SHA256}, nil
+	sp := spooledOf(o)
+	if sp.Size <= limit {
+		return sp, nil
 	}
-	if err := os.Truncate(o.Path, limit); err != nil {
+	if sp.Path == "" {
+		sp.Data, sp.Size = sp.Data[:limit], limit
+		sp.SHA256 = sha256.Sum256(sp.Data)
+		return sp, nil
+	}
+	if err := os.Truncate(sp.Path, limit); err != nil {
 		return Spooled{}, fmt.Errorf("%w: %v", command.ErrSpool, err)
 	}
-	return hashFile(o.Path)
+	return hashFile(sp.Path)
 }
 
 func hashFile(path string) (Spooled, error) {
@@ -222,67 +248,93 @@ func (a *httpAgent) Identity() store.AgentIdentity {
 	return store.AgentIdentity{Name: a.host, Version: a.version}
 }
 
-// Ask POSTs the request and keeps the response body up to the cap. A transport error, a
-// timeout, a status outside 2xx or a body over the cap fails the run.
+// Ask POSTs the request and keeps the response body up to the cap, in memory when it is short.
+// A transport error, a timeout, a status outside 2xx or a body over the cap fails the run.
 func (a *httpAgent) Ask(ctx context.Context, request []byte, dir string) (*Reply, error) {
 	start := time.Now()
 	runCtx, cancel := context.WithTimeout(ctx, a.limits.Timeout)
 	defer cancel()
-	path := filepath.Join(dir, "answer")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", command.ErrSpool, err)
-	}
-	defer f.Close()
 	out := store.EvalOutcome{Status: store.EvalRunOK}
-	if err := a.post(runCtx, request, f, &out); err != nil {
+	answer, err := a.post(runCtx, request, dir, &out)
+	if err != nil {
+		answer.remove()
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
+		if errors.Is(err, command.ErrSpool) {
+			return nil, err
+		}
 		out.Status, out.Reason = store.EvalRunFailed, "the endpoint "+describeHTTPError(runCtx, err, a.limits.Timeout)
 		out.TimedOut = runCtx.Err() == context.DeadlineExceeded
-	}
-	answer, err := hashFile(path)
-	if err != nil {
-		return nil, err
+		answer = Spooled{Data: []byte{}, SHA256: sha256.Sum256(nil)}
 	}
 	return &Reply{Outcome: out, Answer: answer, Duration: time.Since(start)}, nil
 }
 
-// post sends the request and copies the body into w, up to the cap.
-func (a *httpAgent) post(ctx context.Context, request []byte, w io.Writer, out *store.EvalOutcome) error {
+// post sends the request and reads the body up to the cap: in memory up to InMemory bytes,
+// in a file of its own in dir beyond.
+func (a *httpAgent) post(ctx context.Context, request []byte, dir string, out *store.EvalOutcome) (Spooled, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(request))
 	if err != nil {
-		return err
+		return Spooled{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return err
+		return Spooled{}, err
 	}
 	defer resp.Body.Close()
 	out.HTTPStatus = resp.StatusCode
-	n, err := io.Copy(w, io.LimitReader(resp.Body, a.limits.MaxAnswer+1))
-	out.AnswerTotal = n
+	body := io.LimitReader(resp.Body, a.limits.MaxAnswer+1)
+	head, err := io.ReadAll(io.LimitReader(body, InMemory+1))
 	if err != nil {
-		return fmt.Errorf("reading the response: %w", err)
+		return Spooled{}, fmt.Errorf("reading the response: %w", err)
 	}
-	if n > a.limits.MaxAnswer {
+	answer := Spooled{Data: head, Size: int64(len(head))}
+	if len(head) > InMemory {
+		if answer, err = spoolBody(dir, head, body); err != nil {
+			return answer, err
+		}
+	}
+	out.AnswerTotal = answer.Size
+	if answer.Size > a.limits.MaxAnswer {
 		// Keep the first MaxAnswer bytes; the rest is not read (AnswerTotal is then a lower bound).
-		if t, ok := w.(*os.File); ok {
-			if err := t.Truncate(a.limits.MaxAnswer); err != nil {
-				return err
-			}
+		if answer, err = capSpooled(command.Output{Path: answer.Path, Data: answer.Data, Size: answer.Size}, a.limits.MaxAnswer); err != nil {
+			return answer, err
 		}
 		out.AnswerTruncated = true
 		out.Status, out.Reason = store.EvalRunFailed, fmt.Sprintf("the endpoint answered more than %d bytes", a.limits.MaxAnswer)
-		return nil
+		return answer, nil
+	}
+	if answer.Path == "" {
+		answer.SHA256 = sha256.Sum256(answer.Data)
+	} else if answer, err = hashFile(answer.Path); err != nil {
+		return answer, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		out.Status, out.Reason = store.EvalRunFailed, "the endpoint answered HTTP "+resp.Status
 	}
-	return nil
+	return answer, nil
+}
+
+// spoolBody writes head and the rest of body to a file of its own in dir.
+func spoolBody(dir string, head []byte, body io.Reader) (Spooled, error) {
+	f, err := os.CreateTemp(dir, "answer-*")
+	if err != nil {
+		return Spooled{}, fmt.Errorf("%w: %v", command.ErrSpool, err)
+	}
+	defer f.Close()
+	sp := Spooled{Path: f.Name()}
+	if _, err := f.Write(head); err != nil {
+		return sp, fmt.Errorf("%w: %v", command.ErrSpool, err)
+	}
+	n, err := io.Copy(f, body)
+	if err != nil {
+		return sp, fmt.Errorf("reading the response: %w", err)
+	}
+	sp.Size = int64(len(head)) + n
+	return sp, nil
 }
 
 func describeHTTPError(ctx context.Context, err error, timeout time.Duration) string {

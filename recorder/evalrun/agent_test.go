@@ -56,9 +56,12 @@ func ask(t *testing.T, a Agent, request string) *Reply {
 
 func spooled(t *testing.T, s Spooled) string {
 	t.Helper()
-	b, err := os.ReadFile(s.Path)
-	if err != nil {
-		t.Fatal(err)
+	b := s.Data
+	if s.Path != "" {
+		var err error
+		if b, err = os.ReadFile(s.Path); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if int64(len(b)) != s.Size || store.Sum(b) != store.Digest(s.SHA256) {
 		t.Fatalf("spooled %s: size or digest does not match its content", s.Path)
@@ -150,6 +153,7 @@ func TestHTTPAgent(t *testing.T) {
 			}
 		}
 	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, InMemory+10)) })
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ok", http.StatusTemporaryRedirect) })
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -186,6 +190,11 @@ func TestHTTPAgent(t *testing.T) {
 				t.Errorf("kept %d bytes, want the cap %d", r.Answer.Size, tt.limits.MaxAnswer)
 			}
 		})
+	}
+	big, _ := NewAgent(srv.URL+"/big", "", Limits{})
+	r := ask(t, big, `{}`)
+	if r.Outcome.Status != store.EvalRunOK || r.Answer.Path == "" || len(spooled(t, r.Answer)) != InMemory+10 {
+		t.Errorf("an answer longer than InMemory: %+v, spooled to %q", r.Outcome, r.Answer.Path)
 	}
 	if _, err := NewAgent("http://", "", Limits{}); !errors.Is(err, ErrAgent) {
 		t.Errorf("NewAgent(http://) = %v", err)

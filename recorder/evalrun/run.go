@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -124,7 +122,7 @@ func runAll(ctx context.Context, jobs []*Job, spool string, opts Options, s *sea
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				err := runOne(ctx, jobs[i], filepath.Join(spool, strconv.Itoa(i)), opts, s)
+				err := runOne(ctx, jobs[i], spool, opts, s)
 				if err != nil && !errors.Is(err, ErrInterrupted) {
 					mu.Lock()
 					firstErr = cmpErr(firstErr, err)
@@ -159,23 +157,20 @@ func cmpErr(first, err error) error {
 	return first
 }
 
-// runOne asks the agent once and hands the reply to the sealer.
+// runOne asks the agent once and hands the reply to the sealer. Replies are kept in memory, or
+// spooled to files of their own in dir when they are long.
 func runOne(ctx context.Context, j *Job, dir string, opts Options, s *sealer) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("evalrun: spool: %w", err)
-	}
 	if opts.Progress != nil {
 		opts.Progress.Started(j)
 	}
 	reply, err := opts.Agent.Ask(ctx, j.Request, dir)
 	if err != nil {
-		_ = os.RemoveAll(dir)
 		return err
 	}
 	if opts.Progress != nil {
 		opts.Progress.Finished(j, reply)
 	}
-	s.in <- finished{job: j, reply: reply, dir: dir}
+	s.in <- finished{job: j, reply: reply}
 	return nil
 }
 

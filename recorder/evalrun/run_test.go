@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,12 +35,8 @@ func (a *echoAgent) Ask(ctx context.Context, request []byte, dir string) (*Reply
 	}
 	time.Sleep(a.delay)
 	answer := fmt.Appendf(nil, `{"echo":%d}`, len(request))
-	path := filepath.Join(dir, "answer")
-	if err := os.WriteFile(path, answer, 0o600); err != nil {
-		return nil, err
-	}
 	return &Reply{Outcome: store.EvalOutcome{Status: store.EvalRunOK, AnswerTotal: int64(len(answer))},
-		Answer: Spooled{Path: path, Size: int64(len(answer)), SHA256: sha256.Sum256(answer)}, Duration: 42 * time.Millisecond}, nil
+		Answer: Spooled{Data: answer, Size: int64(len(answer)), SHA256: sha256.Sum256(answer)}, Duration: 42 * time.Millisecond}, nil
 }
 
 func memStore(t *testing.T) store.Store {

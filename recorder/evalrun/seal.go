@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -13,11 +14,18 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// finished is a run whose reply is spooled and waits to be sealed.
+// finished is a run whose reply is captured and waits to be sealed.
 type finished struct {
 	job   *Job
 	reply *Reply
-	dir   string
+}
+
+// discard deletes the files a reply spooled.
+func (f finished) discard() {
+	f.reply.Answer.remove()
+	if f.reply.Stderr != nil {
+		f.reply.Stderr.remove()
+	}
 }
 
 // sealer seals finished runs in batches, opening the store only for the time of a batch.
@@ -72,7 +80,7 @@ func (s *sealer) drain(lastErr error) error {
 	for try := 0; len(s.pending) > 0; try++ {
 		if try == 3 {
 			for _, f := range s.pending {
-				_ = os.RemoveAll(f.dir)
+				f.discard()
 			}
 			return fmt.Errorf("evalrun: %d finished runs could not be sealed: %w", len(s.pending), lastErr)
 		}
@@ -102,7 +110,7 @@ func (s *sealer) flush() error {
 	s.recorded = append(s.recorded, sealed...)
 	done := len(sealed)
 	for _, f := range s.pending[:done] {
-		_ = os.RemoveAll(f.dir)
+		f.discard()
 	}
 	s.pending = s.pending[done:]
 	if s.opts.Progress != nil && done > 0 {
@@ -236,19 +244,23 @@ func putBytes(ctx context.Context, st store.Store, b []byte, mediaType string) (
 	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
 }
 
-// putFile stores a spooled stream and checks that the store read what was captured.
+// putFile stores a captured stream and checks that the store read what was captured.
 func putFile(ctx context.Context, st store.Store, sp Spooled, mediaType string) (store.Descriptor, error) {
-	f, err := os.Open(sp.Path)
-	if err != nil {
-		return store.Descriptor{}, fmt.Errorf("evalrun: spooled output: %w", err)
+	var r io.Reader = bytes.NewReader(sp.Data)
+	if sp.Path != "" {
+		f, err := os.Open(sp.Path)
+		if err != nil {
+			return store.Descriptor{}, fmt.Errorf("evalrun: spooled output: %w", err)
+		}
+		defer f.Close()
+		r = f
 	}
-	defer f.Close()
-	d, n, err := st.PutBlob(ctx, f)
+	d, n, err := st.PutBlob(ctx, r)
 	if err != nil {
 		return store.Descriptor{}, fmt.Errorf("evalrun: store %s: %w", sp.Path, err)
 	}
 	if store.Digest(sp.SHA256) != d || n != sp.Size {
-		return store.Descriptor{}, fmt.Errorf("evalrun: %s changed after it was captured", sp.Path)
+		return store.Descriptor{}, fmt.Errorf("evalrun: captured output %s changed before it was stored", sp.Path)
 	}
 	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
 }

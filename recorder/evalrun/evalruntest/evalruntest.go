@@ -6,8 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -44,12 +42,8 @@ func (a *Agent) Ask(ctx context.Context, request []byte, dir string) (*evalrun.R
 		return nil, evalrun.ErrInterrupted
 	}
 	answer := a.Answer(request)
-	path := filepath.Join(dir, "answer")
-	if err := os.WriteFile(path, answer, 0o600); err != nil {
-		return nil, err
-	}
 	return &evalrun.Reply{Outcome: store.EvalOutcome{Status: store.EvalRunOK, AnswerTotal: int64(len(answer))},
-		Answer: evalrun.Spooled{Path: path, Size: int64(len(answer)), SHA256: sha256.Sum256(answer)}, Duration: a.Duration}, nil
+		Answer: evalrun.Spooled{Data: answer, Size: int64(len(answer)), SHA256: sha256.Sum256(answer)}, Duration: a.Duration}, nil
 }
 
 // NewPressureAgent is an Agent answering with Pressure.
