@@ -20,6 +20,12 @@ var (
 	ErrChanged = errors.New("recorder: input changed while being recorded")
 	// ErrClosed: a live recording (proxy, webhook) was already sealed.
 	ErrClosed = errors.New("recorder: recording already sealed")
+	// ErrJournal: a live recording's journal cannot be sealed (a damaged header, a record
+	// that does not decode, a journal of another format).
+	ErrJournal = errors.New("recorder: journal")
+	// ErrRedactionMismatch: a journal is sealed with other redaction settings than it was
+	// recorded with.
+	ErrRedactionMismatch = errors.New("recorder: redaction differs from the recording's")
 )
 
 // InputError locates a problem in an input file. It wraps ErrInput.

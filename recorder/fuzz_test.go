@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -120,7 +121,7 @@ func FuzzWebhookBody(f *testing.F) {
 		if err == nil && mediaType != store.MediaTypeK8sAuditEvents && mediaType != store.MediaTypeK8sAuditEventList {
 			t.Fatalf("detected %q", mediaType)
 		}
-		if err := checkEventList(data); err != nil && !errors.Is(err, ErrInput) {
+		if err := checkEventList(bytes.NewReader(data)); err != nil && !errors.Is(err, ErrInput) {
 			t.Fatalf("the check failed with %v, not an input error", err)
 		}
 	})

@@ -16,7 +16,13 @@ import (
 // program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
 // so a script can check the exact status (`! oasis-replay-status …` then
 // `stderr 'exit status 2'`).
+//
+// With OASIS_REPLAY_TEST_RUN_MAIN=1 the test binary is the program itself, so that the live
+// tests can run a recorder as a process of its own (see live_test.go).
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnvVar) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		"oasis-replay-status": func() {

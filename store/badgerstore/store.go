@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -70,6 +71,11 @@ var formatMarker = []byte("oasis-replay store\x00\x02")
 func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
 func refKey(name string) []byte        { return append([]byte{nsRef}, name...) }
+
+// JournalsDir is the directory inside a store directory reserved for the journals of live
+// recordings (package recorder/journal): Open ignores it, and a store directory holding only
+// it is empty. The journals are not part of the store; they are sealed into it.
+const JournalsDir = "journals"
 
 // Open opens the store in dir, creating it if dir does not exist or is empty (unless
 // opts.ReadOnly). A directory holding anything else is refused with ErrNotStore, and a store
@@ -149,6 +155,7 @@ func checkDir(dir string, readOnly bool) (fresh bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("badgerstore: %w", err)
 	}
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == JournalsDir && e.IsDir() })
 	if len(entries) == 0 {
 		if readOnly {
 			return false, fmt.Errorf("%w: %s is empty", ErrNotStore, dir)

@@ -1,0 +1,173 @@
+package recorder
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// streamedBody is a body of a recorded exchange that is too large to hold in memory: open
+// returns its bytes, after the hooks, as often as needed (once to choose between text and
+// base64, once to write it).
+type streamedBody struct {
+	msg  *exchangeMessage
+	size int64 // before the hooks; 0 leaves the body out, as for an empty body
+	open func() io.Reader
+}
+
+// bodyPlaceholders stand in the encoded document for the bodies, which are streamed in their
+// place. They cannot occur in it otherwise: NUL is escaped everywhere in canonical JSON, and
+// "\u0000" between quotes can only come from a string beginning with NUL, which no method,
+// target, header value or error has.
+var bodyPlaceholders = [...]string{"\x00oasis-replay request body\x00", "\x00oasis-replay response body\x00"}
+
+// exchangeReader returns the canonical JSON of doc (exactly store.Marshal's bytes) with each
+// body streamed in: as text when the hooked body is valid UTF-8, in standard base64
+// otherwise. Memory stays bounded whatever the bodies' sizes.
+func exchangeReader(doc *exchangeDoc, bodies []streamedBody) (io.Reader, error) {
+	if len(bodies) > len(bodyPlaceholders) {
+		return nil, fmt.Errorf("recorder: %d bodies in one exchange", len(bodies))
+	}
+	type splice struct {
+		placeholder string
+		open        func() io.Reader
+	}
+	var splices []splice
+	for i, b := range bodies {
+		b.msg.Body, b.msg.BodyBase64 = "", ""
+		if b.size == 0 {
+			continue
+		}
+		length, text, err := inspectBody(b.open())
+		switch {
+		case err != nil:
+			return nil, err
+		case length == 0: // the hooks removed everything: as for an empty body
+		case text:
+			b.msg.Body = bodyPlaceholders[i]
+			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return &escapingReader{src: b.open()} }})
+		default:
+			b.msg.BodyBase64 = bodyPlaceholders[i]
+			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return &base64Reader{src: b.open()} }})
+		}
+	}
+	enc, err := store.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	// The request sorts before the response ("request" < "response"), so the placeholders
+	// come in the order of the splices.
+	var parts []io.Reader
+	rest := enc
+	for _, sp := range splices {
+		quoted := append(append([]byte{'"'}, store.AppendJSONStringContent(nil, []byte(sp.placeholder))...), '"')
+		k := bytes.Index(rest, quoted)
+		if k < 0 {
+			return nil, fmt.Errorf("recorder: exchange body placeholder missing from the encoded exchange")
+		}
+		parts = append(parts, bytes.NewReader(rest[:k+1]), sp.open())
+		rest = rest[k+len(quoted)-1:] // from the closing quote on
+	}
+	parts = append(parts, bytes.NewReader(rest))
+	return io.MultiReader(parts...), nil
+}
+
+// inspectBody reads a hooked body once: its length, and whether it is valid UTF-8.
+func inspectBody(r io.Reader) (int64, bool, error) {
+	buf := make([]byte, utf8.UTFMax+64<<10)
+	carry := 0 // bytes of an incomplete rune kept at the front of buf
+	var n int64
+	valid := true
+	for {
+		k, err := r.Read(buf[carry:])
+		n += int64(k)
+		data := buf[:carry+k]
+		keep := incompleteRune(data)
+		if valid && !utf8.Valid(data[:len(data)-keep]) {
+			valid = false
+		}
+		carry = copy(buf, data[len(data)-keep:])
+		if err == io.EOF {
+			return n, valid && carry == 0, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+	}
+}
+
+// incompleteRune is the length of the beginning of a rune at the end of b, which the next
+// bytes may complete.
+func incompleteRune(b []byte) int {
+	for back := 1; back < utf8.UTFMax && back <= len(b); back++ {
+		if utf8.RuneStart(b[len(b)-back]) {
+			if utf8.FullRune(b[len(b)-back:]) {
+				return 0
+			}
+			return back
+		}
+	}
+	return 0
+}
+
+// escapingReader escapes its source as the inside of a canonical JSON string.
+type escapingReader struct {
+	src io.Reader
+	in  []byte
+	out []byte
+	off int
+	err error
+}
+
+func (e *escapingReader) Read(p []byte) (int, error) {
+	for e.off == len(e.out) {
+		if e.err != nil {
+			return 0, e.err
+		}
+		if e.in == nil {
+			e.in = make([]byte, 32<<10)
+		}
+		n, err := e.src.Read(e.in)
+		e.out = store.AppendJSONStringContent(e.out[:0], e.in[:n])
+		e.off, e.err = 0, err
+	}
+	n := copy(p, e.out[e.off:])
+	e.off += n
+	return n, nil
+}
+
+// base64Reader encodes its source in standard base64 with padding, as
+// base64.StdEncoding.EncodeToString would the whole.
+type base64Reader struct {
+	src io.Reader
+	in  []byte
+	out []byte
+	off int
+	err error
+}
+
+func (b *base64Reader) Read(p []byte) (int, error) {
+	for b.off == len(b.out) {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.in == nil {
+			b.in = make([]byte, 48<<10) // a multiple of 3: only the last block is padded
+		}
+		n, err := io.ReadFull(b.src, b.in)
+		switch err {
+		case nil:
+		case io.ErrUnexpectedEOF:
+			err = io.EOF
+		}
+		b.out = base64.StdEncoding.AppendEncode(b.out[:0], b.in[:n])
+		b.off, b.err = 0, err
+	}
+	n := copy(p, b.out[b.off:])
+	b.off += n
+	return n, nil
+}
