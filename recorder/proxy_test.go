@@ -173,8 +173,13 @@ func (rn *runner) scenario(id string) {
 // recordRun runs the fake runner through a fresh proxy, its scenarios in the given order,
 // one at a time or all at once, and seals.
 func recordRun(t *testing.T, s store.Store, order []string, parallel bool) (*Sealed, *runner) {
+	return recordRunWith(t, s, order, parallel, testOptions(t), nil)
+}
+
+// recordRunWith is recordRun with other recording options, and beforeSeal called once the
+// runner is done, before the proxy seals.
+func recordRunWith(t *testing.T, s store.Store, order []string, parallel bool, opts Options, beforeSeal func(*Proxy)) (*Sealed, *runner) {
 	t.Helper()
-	opts := testOptions(t)
 	provider, agent := fakeProvider(t), fakeAgent(t)
 	defer provider.Close()
 	defer agent.Close()
@@ -200,6 +205,9 @@ func recordRun(t *testing.T, s store.Store, order []string, parallel bool) (*Sea
 		}
 	}
 	wg.Wait()
+	if beforeSeal != nil {
+		beforeSeal(p)
+	}
 	res, err := p.Seal(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)

@@ -158,7 +158,7 @@ func readCapture(j *journal.Journal) (*capture, journal.Tail, error) {
 		return nil, tail, err
 	}
 	if first {
-		return nil, tail, fmt.Errorf("%w: %s holds no header: the recorder died before it started recording", ErrJournal, j.Dir())
+		return nil, tail, fmt.Errorf("%w: %s holds no header: the recorder died while it started, or the journal is damaged; nothing can be sealed from it (remove it)", ErrJournal, j.Dir())
 	}
 	return c, tail, nil
 }

@@ -43,7 +43,7 @@ func post(t *testing.T, url, contentType string, body []byte) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-func newTestWebhook(t *testing.T, s store.Store) *Webhook {
+func newTestWebhook(t *testing.T) *Webhook {
 	t.Helper()
 	w, err := NewWebhook(context.Background(), WebhookOptions{Options: testOptions(t), LiveOptions: liveOptions(t), Scenario: filesScenario,
 		AgentPrincipal: "bob", MaxBody: 64 << 10})
@@ -58,7 +58,7 @@ func newTestWebhook(t *testing.T, s store.Store) *Webhook {
 // byte-exact.
 func TestWebhook(t *testing.T) {
 	s := memStore(t)
-	w := newTestWebhook(t, s)
+	w := newTestWebhook(t)
 	srv := httptest.NewServer(w)
 	defer srv.Close()
 	bodies := eventLists(t, 3)
@@ -115,7 +115,7 @@ func TestWebhook(t *testing.T) {
 
 	// The same POSTs give the same bundle.
 	s2 := memStore(t)
-	w2 := newTestWebhook(t, s2)
+	w2 := newTestWebhook(t)
 	srv2 := httptest.NewServer(w2)
 	defer srv2.Close()
 	for _, b := range bodies {
