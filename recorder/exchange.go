@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
 )
 
 // exchangeDoc is the recorded form of one HTTP exchange (store.MediaTypeHTTPExchange), written
@@ -133,4 +132,3 @@ func upstreamError(err error) string {
 	}
 	return "upstream unreachable"
 }
-

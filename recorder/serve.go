@@ -89,10 +89,10 @@ type live struct {
 	stopOnce sync.Once
 
 	mu       sync.Mutex
-	next     uint64                    // number of the next exchange
-	inFlight map[uint64]*liveExchange  // exchanges begun and not finished
-	cut      bool                      // exchanges in flight were cut
-	failed   chan struct{}             // closed on the first journal error
+	next     uint64                   // number of the next exchange
+	inFlight map[uint64]*liveExchange // exchanges begun and not finished
+	cut      bool                     // exchanges in flight were cut
+	failed   chan struct{}            // closed on the first journal error
 	failErr  error
 	finished *journal.Journal // the journal once writing ended
 }

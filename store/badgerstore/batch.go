@@ -7,7 +7,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-
 // maxBatchesInFlight bounds batches committing in the background while the next one fills.
 const maxBatchesInFlight = 2
 
