@@ -299,30 +299,37 @@ func call(method, url string, body io.Reader, size int64) (status int, n int64, 
 	return resp.StatusCode, n, err == nil
 }
 
-// TestLiveProxyBoundedMemory pushes hundreds of MiB through `record proxy`, in bodies larger
-// than the recording limit and bodies recorded whole, and checks the recorder's peak RSS.
+// TestLiveProxyBoundedMemory pushes hundreds of MiB through `record proxy` (2 GiB under
+// OASIS_REPLAY_LONG): responses larger than the recording limit, responses and request bodies
+// recorded whole, text and random bytes (recorded in base64); then checks the recorder's memory.
 func TestLiveProxyBoundedMemory(t *testing.T) {
+	type push struct {
+		method, path string
+		size         int64
+	}
+	pushes := []push{{"GET", "big", 256 << 20}, {"GET", "big", 48 << 20}, {"GET", "random", 100 << 20}, {"GET", "random", 40 << 20},
+		{"POST", "inject-state", 32 << 20}, {"POST", "inject-state", 32 << 20}}
+	if os.Getenv("OASIS_REPLAY_LONG") == "1" {
+		pushes = []push{{"GET", "big", 1 << 30}}
+		for range 4 {
+			pushes = append(pushes, push{"GET", "random", 64 << 20}, push{"GET", "big", 64 << 20}, push{"POST", "inject-state", 64 << 20}, push{"POST", "random", 64 << 20})
+		}
+	}
 	u := newFakeUpstream(t)
 	rec := startRecorder(t, filepath.Join(t.TempDir(), "store"), proxyArgs(t, u)...)
 	provider := rec.url("provider")
 	total := int64(0)
-	for _, get := range []struct {
-		path string
-		size int64
-	}{{"big", 256 << 20}, {"big", 48 << 20}, {"random", 100 << 20}, {"random", 40 << 20}} {
-		size := get.size
-		status, n, ok := call(http.MethodGet, fmt.Sprintf("%s/v1/%s?bytes=%d", provider, get.path, size), nil, 0)
-		if !ok || status != http.StatusOK || n != size {
-			t.Fatalf("GET %d bytes: status %d, %d bytes, ok %v", size, status, n, ok)
+	for _, p := range pushes {
+		var body io.Reader
+		var n int64
+		if p.method == http.MethodPost {
+			body, n = textReader(p.size), p.size
 		}
-		total += n
-	}
-	for range 3 {
-		const size = 32 << 20
-		if status, _, ok := call(http.MethodPost, provider+"/v1/inject-state", textReader(size), size); !ok || status != http.StatusOK {
-			t.Fatalf("POST %d bytes: status %d", size, status)
+		status, got, ok := call(p.method, fmt.Sprintf("%s/v1/%s?bytes=%d", provider, p.path, p.size), body, n)
+		if !ok || status != http.StatusOK || (p.method == http.MethodGet && got != p.size) {
+			t.Fatalf("%s %s of %d bytes: status %d, %d bytes, ok %v", p.method, p.path, p.size, status, got, ok)
 		}
-		total += size
+		total += p.size
 	}
 	checkLiveMemory(t, rec, fmt.Sprintf("%d MiB through the proxy", total>>20))
 }
