@@ -49,10 +49,10 @@ func exchangeReader(doc *exchangeDoc, bodies []streamedBody) (io.Reader, error) 
 		case length == 0: // the hooks removed everything: as for an empty body
 		case text:
 			b.msg.Body = bodyPlaceholders[i]
-			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return &escapingReader{src: b.open()} }})
+			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return escaping(b.open()) }})
 		default:
 			b.msg.BodyBase64 = bodyPlaceholders[i]
-			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return &base64Reader{src: b.open()} }})
+			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return base64ing(b.open()) }})
 		}
 	}
 	enc, err := store.Marshal(doc)
@@ -114,60 +114,42 @@ func incompleteRune(b []byte) int {
 	return 0
 }
 
-// escapingReader escapes its source as the inside of a canonical JSON string.
-type escapingReader struct {
-	src io.Reader
-	in  []byte
-	out []byte
-	off int
-	err error
+// encodingReader encodes its source block by block: encode appends a block's encoding to dst.
+// Blocks are 48 KiB (a multiple of 3) except the last, so base64 pads only at the end, as
+// base64.StdEncoding.EncodeToString would the whole; the JSON escaping depends on single bytes
+// only.
+type encodingReader struct {
+	src    io.Reader
+	encode func(dst, src []byte) []byte
+	in     []byte
+	out    []byte
+	off    int
+	err    error
 }
 
-func (e *escapingReader) Read(p []byte) (int, error) {
+func escaping(src io.Reader) io.Reader {
+	return &encodingReader{src: src, encode: store.AppendJSONStringContent}
+}
+
+func base64ing(src io.Reader) io.Reader {
+	return &encodingReader{src: src, encode: base64.StdEncoding.AppendEncode}
+}
+
+func (e *encodingReader) Read(p []byte) (int, error) {
 	for e.off == len(e.out) {
 		if e.err != nil {
 			return 0, e.err
 		}
 		if e.in == nil {
-			e.in = make([]byte, 32<<10)
+			e.in = make([]byte, 48<<10)
 		}
-		n, err := e.src.Read(e.in)
-		e.out = store.AppendJSONStringContent(e.out[:0], e.in[:n])
-		e.off, e.err = 0, err
+		n, err := io.ReadFull(e.src, e.in)
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		e.out, e.off, e.err = e.encode(e.out[:0], e.in[:n]), 0, err
 	}
 	n := copy(p, e.out[e.off:])
 	e.off += n
-	return n, nil
-}
-
-// base64Reader encodes its source in standard base64 with padding, as
-// base64.StdEncoding.EncodeToString would the whole.
-type base64Reader struct {
-	src io.Reader
-	in  []byte
-	out []byte
-	off int
-	err error
-}
-
-func (b *base64Reader) Read(p []byte) (int, error) {
-	for b.off == len(b.out) {
-		if b.err != nil {
-			return 0, b.err
-		}
-		if b.in == nil {
-			b.in = make([]byte, 48<<10) // a multiple of 3: only the last block is padded
-		}
-		n, err := io.ReadFull(b.src, b.in)
-		switch err {
-		case nil:
-		case io.ErrUnexpectedEOF:
-			err = io.EOF
-		}
-		b.out = base64.StdEncoding.AppendEncode(b.out[:0], b.in[:n])
-		b.off, b.err = 0, err
-	}
-	n := copy(p, b.out[b.off:])
-	b.off += n
 	return n, nil
 }

@@ -59,8 +59,6 @@ const (
 	// identity, conformance) larger than its read limit: it is kept whole in its exchange,
 	// and nothing is read from it.
 	CodeUnreadBody = "unread-body"
-	// CodeUnrecorded (error): an exchange the proxy forwarded but could not store.
-	CodeUnrecorded = "unrecorded-exchange"
 	// CodeMalformedBody (error): a body the proxy had to read (provision, observe, snapshot,
 	// task, identity, conformance) that is not the JSON it should be.
 	CodeMalformedBody = "malformed-body"

@@ -11,7 +11,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -62,9 +61,6 @@ type Proxy struct {
 	opts     ProxyOptions
 	upstream map[string]*url.URL
 	client   *http.Client
-
-	mu     sync.Mutex
-	sealed bool
 }
 
 // NewProxy checks the options and starts the recording's journal in opts.Journals. The store
@@ -131,30 +127,12 @@ func (p *Proxy) Serve(ctx context.Context, provider, agent net.Listener) error {
 // within the grace period or are cut), seals the journal into s and removes the journal. If
 // sealing fails, the journal stays on disk for RecoverJournal.
 func (p *Proxy) Seal(ctx context.Context, s Store) (*Sealed, error) {
-	if err := p.markSealed(); err != nil {
-		return nil, err
-	}
-	return sealFinished(ctx, s, p.l.finish(), SealOptions{Redactor: p.opts.Redactor, Hooks: p.opts.Hooks})
+	return p.l.seal(ctx, s, SealOptions{Redactor: p.opts.Redactor, Hooks: p.opts.Hooks})
 }
 
 // Close stops the recording without sealing it: the journal stays on disk for
 // RecoverJournal.
-func (p *Proxy) Close() error {
-	if err := p.markSealed(); err != nil {
-		return nil
-	}
-	return p.l.finish().Close()
-}
-
-func (p *Proxy) markSealed() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.sealed {
-		return ErrClosed
-	}
-	p.sealed = true
-	return nil
-}
+func (p *Proxy) Close() error { return p.l.close() }
 
 func (p *Proxy) handler(side string) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {

@@ -152,8 +152,8 @@ func (r *proxyRun) newExchange(ce *capturedExchange) (*exchange, error) {
 	}
 	ex := &exchange{side: ce.head.Side, method: ce.head.Method, target: ce.head.Target, reqHeader: pairsHeader(ce.head.Headers),
 		step: classify(ce.head.Side, ce.head.Method, u.Path), captured: ce, truncated: ce.arrival.Truncated}
-	if readsRequest(ex.step) && ce.request.size > 0 && ce.request.size <= r.opts.MaxRead && !ex.truncated {
-		if ex.reqBody, err = ce.request.readAll(r.src); err != nil {
+	if readsRequest(ex.step) && ce.requestBody.size > 0 && ce.requestBody.size <= r.opts.MaxRead && !ex.truncated {
+		if ex.reqBody, err = ce.requestBody.readAll(r.src); err != nil {
 			return nil, err
 		}
 	}
@@ -340,7 +340,7 @@ func (r *proxyRun) storeExchange(ctx context.Context, ex *exchange) (store.Descr
 	open := func(b *journalBody) func() io.Reader {
 		return func() io.Reader { return hooks.reader(b.reader(r.src)) }
 	}
-	bodies := []streamedBody{{msg: &doc.Request, size: ce.request.size, open: open(&ce.request)}}
+	bodies := []streamedBody{{msg: &doc.Request, size: ce.requestBody.size, open: open(&ce.requestBody)}}
 	if ex.status != 0 {
 		doc.Response = &exchangeMessage{Status: ex.status, Headers: recordHeaders(ex.respHeader, red.Marker, hooks.str), Truncated: ex.truncated}
 		bodies = append(bodies, streamedBody{msg: doc.Response, size: ce.responseBody.size, open: open(&ce.responseBody)})

@@ -132,7 +132,7 @@ type captureEvent struct {
 type capturedExchange struct {
 	id           uint64
 	head         capturedHead
-	request      journalBody
+	requestBody  journalBody
 	responseBody journalBody
 	arrival      *capturedArrival
 	response     *capturedResponse
@@ -207,7 +207,7 @@ func (c *capture) addToExchange(ce *capturedExchange, r journal.Record, rest []b
 		if len(rest) == 0 {
 			return fmt.Errorf("body record without a part")
 		}
-		body := &ce.request
+		body := &ce.requestBody
 		if rest[0] == partResponse {
 			body = &ce.responseBody
 		}
@@ -217,7 +217,10 @@ func (c *capture) addToExchange(ce *capturedExchange, r journal.Record, rest []b
 	case recArrived:
 		ce.arrival = &capturedArrival{}
 		c.events = append(c.events, captureEvent{id: ce.id})
-		return json.Unmarshal(rest, ce.arrival)
+		if err := json.Unmarshal(rest, ce.arrival); err != nil {
+			return err
+		}
+		return sameSize(ce.id, "request", ce.arrival.Size, ce.requestBody.size)
 	case recResponse:
 		ce.response = &capturedResponse{}
 		return json.Unmarshal(rest, ce.response)
@@ -227,10 +230,10 @@ func (c *capture) addToExchange(ce *capturedExchange, r journal.Record, rest []b
 		if err := json.Unmarshal(rest, ce.end); err != nil {
 			return err
 		}
-		if ce.end.Size != ce.responseBody.size && ce.response != nil {
-			return fmt.Errorf("exchange %d ends with %d response bytes, the journal holds %d", ce.id, ce.end.Size, ce.responseBody.size)
+		if c.header.Source == SourceWebhook {
+			return sameSize(ce.id, "request", ce.end.Size, ce.requestBody.size) // a POST's body
 		}
-		return nil
+		return sameSize(ce.id, "response", ce.end.Size, ce.responseBody.size)
 	case recCut:
 		ce.cut = string(rest)
 		if ce.cut == "" {
@@ -243,6 +246,15 @@ func (c *capture) addToExchange(ce *capturedExchange, r journal.Record, rest []b
 		return nil
 	}
 	return fmt.Errorf("unknown record type %q", byte(r.Type))
+}
+
+// sameSize checks a body's size as a closing record states it against the bytes the journal
+// holds.
+func sameSize(id uint64, body string, stated, held int64) error {
+	if stated != held {
+		return fmt.Errorf("exchange %d: its %s body is %d bytes, the journal holds %d", id, body, stated, held)
+	}
+	return nil
 }
 
 func (c *capture) readHeader(p []byte) error {

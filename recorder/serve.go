@@ -95,6 +95,7 @@ type live struct {
 	failed   chan struct{}            // closed on the first journal error
 	failErr  error
 	finished *journal.Journal // the journal once writing ended
+	sealed   bool             // Seal or Close was called
 }
 
 // startLive creates the journal and writes what sealing it needs first: the header and the
@@ -150,7 +151,10 @@ func (x *liveExchange) wasCut() bool { return x.cut.Load() }
 // the exchange, journaled as begun with head, and a func that ends it. ok is false when the
 // recording stopped or the client went away before a slot freed: nothing was journaled.
 func (l *live) enter(rw http.ResponseWriter, req *http.Request, head any) (x *liveExchange, leave func(), ok bool) {
-	done := l.act.begin()
+	done, ok := l.act.begin()
+	if !ok {
+		return nil, nil, false
+	}
 	select {
 	case l.slots <- struct{}{}:
 	case <-l.stopping:
@@ -315,7 +319,7 @@ func (l *live) cutInFlight() {
 func (l *live) finish() *journal.Journal {
 	l.stop()
 	done := make(chan struct{})
-	go func() { l.act.wait(); close(done) }()
+	go func() { l.act.closeAndWait(); close(done) }()
 	grace := time.NewTimer(l.opts.Grace)
 	defer grace.Stop()
 	select {
@@ -330,6 +334,33 @@ func (l *live) finish() *journal.Journal {
 		l.finished = l.w.Finish()
 	}
 	return l.finished
+}
+
+// seal stops the recording if it still runs, seals the journal into s and removes it; if
+// sealing fails, the journal stays on disk for RecoverJournal.
+func (l *live) seal(ctx context.Context, s Store, opts SealOptions) (*Sealed, error) {
+	if err := l.markSealed(); err != nil {
+		return nil, err
+	}
+	return sealFinished(ctx, s, l.finish(), opts)
+}
+
+// close stops the recording without sealing it: the journal stays on disk.
+func (l *live) close() error {
+	if err := l.markSealed(); err != nil {
+		return nil
+	}
+	return l.finish().Close()
+}
+
+func (l *live) markSealed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sealed {
+		return ErrClosed
+	}
+	l.sealed = true
+	return nil
 }
 
 // serve serves each handler on its listener until ctx is done (SIGINT, SIGTERM), no request
@@ -385,30 +416,35 @@ loop:
 	return err
 }
 
-// activity tracks requests of a live recording, for the idle timeout. Its clock decides only
-// when a recording stops, never what a bundle contains.
+// activity tracks requests of a live recording, for the idle timeout and the stop. Its clock
+// decides only when a recording stops, never what a bundle contains.
 type activity struct {
 	mu       sync.Mutex
 	inFlight int
 	last     time.Time
+	closed   bool // no request is admitted any more
 	wg       sync.WaitGroup
 }
 
 func newActivity() *activity { return &activity{last: time.Now()} }
 
-// begin marks a request in flight; the returned func marks it done.
-func (a *activity) begin() func() {
+// begin marks a request in flight and returns the func that marks it done; ok is false once
+// the activity is closed (so that no Add of the wait group races its Wait).
+func (a *activity) begin() (done func(), ok bool) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil, false
+	}
 	a.inFlight++
 	a.wg.Add(1)
-	a.mu.Unlock()
 	return func() {
 		a.mu.Lock()
 		a.inFlight--
 		a.last = time.Now()
 		a.mu.Unlock()
 		a.wg.Done()
-	}
+	}, true
 }
 
 // idleFor is how long no request has been in flight.
@@ -421,8 +457,13 @@ func (a *activity) idleFor() time.Duration {
 	return time.Since(a.last)
 }
 
-// wait blocks until no request is in flight.
-func (a *activity) wait() { a.wg.Wait() }
+// closeAndWait admits no more requests and waits for those in flight.
+func (a *activity) closeAndWait() {
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.wg.Wait()
+}
 
 // limitListener accepts at most n connections at a time; further clients wait in the
 // kernel's accept queue.

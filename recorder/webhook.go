@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
@@ -44,9 +43,6 @@ type Webhook struct {
 	l     *live
 	opts  WebhookOptions
 	hooks *hooks
-
-	mu     sync.Mutex
-	sealed bool
 }
 
 // NewWebhook checks the options and opens the recording window, its journal in
@@ -189,30 +185,12 @@ func (w *Webhook) Serve(ctx context.Context, ln net.Listener) error {
 // within the grace period, seals the journal into s and removes the journal. If sealing
 // fails, the journal stays on disk for RecoverJournal.
 func (w *Webhook) Seal(ctx context.Context, s Store) (*Sealed, error) {
-	if err := w.markSealed(); err != nil {
-		return nil, err
-	}
-	return sealFinished(ctx, s, w.l.finish(), SealOptions{Redactor: w.opts.Redactor, Hooks: w.opts.Hooks})
+	return w.l.seal(ctx, s, SealOptions{Redactor: w.opts.Redactor, Hooks: w.opts.Hooks})
 }
 
 // Close closes the recording window without sealing: the journal stays on disk for
 // RecoverJournal.
-func (w *Webhook) Close() error {
-	if err := w.markSealed(); err != nil {
-		return nil
-	}
-	return w.l.finish().Close()
-}
-
-func (w *Webhook) markSealed() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.sealed {
-		return ErrClosed
-	}
-	w.sealed = true
-	return nil
-}
+func (w *Webhook) Close() error { return w.l.close() }
 
 // sealWebhook assembles a webhook journal into rec: one audit_log observation per accepted
 // POST, in the order the POSTs were accepted (the recorded order is arrival order; the events'
@@ -225,7 +203,7 @@ func sealWebhook(ctx context.Context, rec *recording, c *capture, src recordRead
 		if !e.end {
 			continue
 		}
-		desc, err := rec.putStream(ctx, ce.request.reader(src), store.MediaTypeK8sAuditEventList)
+		desc, err := rec.putStream(ctx, ce.requestBody.reader(src), store.MediaTypeK8sAuditEventList)
 		if err != nil {
 			return 0, err
 		}

@@ -95,6 +95,9 @@ func recordLive(c *cli.Context, start func(opts recorder.Options) (liveRecording
 }
 
 func startLive(c *cli.Context, start func(opts recorder.Options) (liveRecording, error)) (liveRecording, error) {
+	if err := checkStoreDir(c); err != nil {
+		return nil, err
+	}
 	var rec liveRecording
 	begin := func(s store.Store) error {
 		opts, err := recordOptions(c, s)

@@ -129,6 +129,12 @@ func withBundle(c *cli.Context, mode access, use func(s store.Store, d store.Dig
 	})
 }
 
+// checkStoreDir refuses a --store that cannot be a store, before a live recording journals
+// into it for hours only to find it cannot seal there.
+func checkStoreDir(c *cli.Context) error {
+	return badgerstore.CheckDir(c.String("store"))
+}
+
 // journalsDir is where the live recorders of the store named by --store keep their journals
 // (inside the store directory, which the store leaves alone).
 func journalsDir(c *cli.Context) string {

@@ -66,9 +66,6 @@ type file struct {
 // Dir is the journal's directory.
 func (jf *file) Dir() string { return jf.dir }
 
-// ID is the journal's name: the base name of its directory.
-func (jf *file) ID() string { return filepath.Base(jf.dir) }
-
 // ReadRecordAt reads the record whose header starts at off, checking its checksum. buf is
 // used for the payload when it is large enough.
 func (jf *file) ReadRecordAt(off int64, buf []byte) (Record, error) {
@@ -221,20 +218,6 @@ func (w *Writer) Append(t Type, parts ...[]byte) (int64, error) {
 	return off, nil
 }
 
-// Size is the length of what was appended so far.
-func (w *Writer) Size() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.off
-}
-
-// Err is the write error that stopped the journal, if any.
-func (w *Writer) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
-}
-
 // Sync makes every record appended before the call durable (a group commit, see doc.go).
 func (w *Writer) Sync() error {
 	w.mu.Lock()
@@ -263,7 +246,8 @@ func (w *Writer) Sync() error {
 	return nil
 }
 
-// Finish syncs the journal and ends writing; a failed sync stays in Err. The lock is kept:
+// Finish syncs the journal and ends writing (a failed sync was already reported to the
+// writer's Sync callers, and sealing reads what the kernel holds anyway). The lock is kept:
 // the returned Journal reads what was written, and is sealed or closed by the same process.
 func (w *Writer) Finish() *Journal {
 	_ = w.Sync()

@@ -135,6 +135,14 @@ func newStore(db *badger.DB, o Options, dir string) *Store {
 	return &Store{db: db, opts: o, dir: dir, chunkBufs: make(chan *[]byte, 4*o.Workers+4)}
 }
 
+// CheckDir reports whether a store can be created or opened in dir, without opening it (nor
+// waiting for another process that holds it): ErrNotStore when dir is a file or holds other
+// files. It does not tell a store from another program's Badger database; Open does.
+func CheckDir(dir string) error {
+	_, err := checkDir(dir, false)
+	return err
+}
+
 // checkDir reports whether dir is absent or empty (a new store), and refuses files and
 // directories that hold something other than a Badger database.
 func checkDir(dir string, readOnly bool) (fresh bool, err error) {
