@@ -216,13 +216,22 @@
 // string of the evidence objects and the manifest (transcripts, arguments, results,
 // findings, annotations, agent identity) passes through the Options.Redactor and then each
 // Hook before it is persisted. Hook is the extension point (go-vcr's BeforeSaveHook); a hook
-// must be deterministic. Redaction (package redact) replaces each value, in all the forms it can
-// take (raw, JSON-escaped, base64), by a marker: with a key, "[REDACTED:hmac-sha256:<16
-// hex>]", the same for the same value and key, so that a leak stays detectable without the
-// secret being stored; without a key, "[REDACTED]". The command line requires a key to redact
-// values it is given, and the bundle's "redaction" annotation names the key (by its keyed id)
-// and the number of values. Stored bytes are byte-exact except for these markers. Streams are
-// redacted while they are read, values split between two reads included.
+// must be deterministic. Redaction (package redact) replaces each value, in every common
+// encoding (plain, hex, base64 alone or inside longer base64, through JSON and percent
+// escapes), by a marker: with a key, "[REDACTED:hmac-sha256:<16 hex>]", the same for the same
+// value and key, so that a leak stays detectable without the secret being stored; without a
+// key, "[REDACTED]". The command line requires a key to redact values it is given, and the
+// bundle's "redaction" annotation names the key (by its keyed id) and the number of values.
+// Stored bytes are byte-exact except for these markers. Streams are redacted while they are
+// read, values split between two reads included.
+//
+// The manifest's redaction record (store.RedactionRecord) says what was replaced, per value:
+// its marker, occurrences per encoding, and the blobs and objects that hold the marker, plus
+// whether the manifest's own strings held it. Every use of the hooks whose output becomes one
+// blob or object counts into a redact.Tally of its own, noted under that output's digest once
+// it is known (a file checked in one pass and stored in another is counted once, by digest);
+// at the seal the tallies are summed per marker. Every value redacted has an entry, found or
+// not; without a key all values share the one marker and so one entry.
 //
 // The recorder adds to the redacted values the credentials it finds in the input: an oasisctl
 // run configuration's agent token, the agent_credentials a provider returns from provision,

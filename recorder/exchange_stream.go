@@ -10,13 +10,13 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// streamedBody is a body of a recorded exchange that is too large to hold in memory: open
-// returns its bytes, after the hooks, as often as needed (once to choose between text and
-// base64, once to write it).
+// streamedBody is a body of a recorded exchange that is too large to hold in memory: inspect
+// and open each return its bytes after the hooks, inspect to choose between text and base64,
+// open to write it.
 type streamedBody struct {
-	msg  *exchangeMessage
-	size int64 // before the hooks; 0 leaves the body out, as for an empty body
-	open func() io.Reader
+	msg           *exchangeMessage
+	size          int64 // before the hooks; 0 leaves the body out, as for an empty body
+	inspect, open func() io.Reader
 }
 
 // bodyPlaceholders stand in the encoded document for the bodies, which are streamed in their
@@ -42,7 +42,7 @@ func exchangeReader(doc *exchangeDoc, bodies []streamedBody) (io.Reader, error) 
 		if b.size == 0 {
 			continue
 		}
-		length, text, err := inspectBody(b.open())
+		length, text, err := inspectBody(b.inspect())
 		switch {
 		case err != nil:
 			return nil, err

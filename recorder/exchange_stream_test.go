@@ -70,8 +70,8 @@ func TestExchangeReaderMatchesMarshal(t *testing.T) {
 			open := func(b []byte) func() io.Reader {
 				return func() io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) }
 			}
-			rd, err := exchangeReader(&doc, []streamedBody{{msg: &doc.Request, size: int64(len(req)), open: open(req)},
-				{msg: doc.Response, size: int64(len(resp)), open: open(resp)}})
+			rd, err := exchangeReader(&doc, []streamedBody{{msg: &doc.Request, size: int64(len(req)), inspect: open(req), open: open(req)},
+				{msg: doc.Response, size: int64(len(resp)), inspect: open(resp), open: open(resp)}})
 			if err != nil {
 				t.Fatalf("%s/%s: %v", reqName, respName, err)
 			}
@@ -90,7 +90,8 @@ func TestExchangeReaderMatchesMarshal(t *testing.T) {
 // empty body is.
 func TestExchangeReaderHookRemovesBody(t *testing.T) {
 	doc := exchangeDoc{Side: sideAgent, Request: exchangeMessage{Method: "GET", Target: "/", Headers: [][2]string{}}, Error: "timeout"}
-	rd, err := exchangeReader(&doc, []streamedBody{{msg: &doc.Request, size: 10, open: func() io.Reader { return strings.NewReader("") }}})
+	empty := func() io.Reader { return strings.NewReader("") }
+	rd, err := exchangeReader(&doc, []streamedBody{{msg: &doc.Request, size: 10, inspect: empty, open: empty}})
 	if err != nil {
 		t.Fatal(err)
 	}

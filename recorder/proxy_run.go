@@ -330,20 +330,24 @@ func (ex *exchange) problem() string {
 }
 
 // storeExchange records the exchange as a blob (exchangeDoc), everything through the hooks,
-// its bodies streamed from the journal.
+// its bodies streamed from the journal. What the redactor replaces in it is noted for the
+// manifest (one pass for the blob; the bodies are first read once more, by a pass of their own,
+// to choose between text and base64).
 func (r *proxyRun) storeExchange(ctx context.Context, ex *exchange) (store.Descriptor, error) {
-	hooks := r.rec.hooks
-	red := hooks.current()
+	hooked := r.rec.hooks.pass()
+	red := r.rec.hooks.current()
 	ce := ex.captured
 	doc := &exchangeDoc{Side: ex.side, Error: ex.failure,
-		Request: exchangeMessage{Method: ex.method, Target: hooks.str(ex.target), Headers: recordHeaders(ex.reqHeader, red.Marker, hooks.str)}}
-	open := func(b *journalBody) func() io.Reader {
-		return func() io.Reader { return hooks.reader(b.reader(r.src)) }
+		Request: exchangeMessage{Method: ex.method, Target: hooked.str(ex.target), Headers: recordHeaders(ex.reqHeader, red.Marker, hooked.str)}}
+	body := func(msg *exchangeMessage, b *journalBody) streamedBody {
+		return streamedBody{msg: msg, size: b.size,
+			inspect: func() io.Reader { return r.rec.hooks.pass().reader(b.reader(r.src)) },
+			open:    func() io.Reader { return hooked.reader(b.reader(r.src)) }}
 	}
-	bodies := []streamedBody{{msg: &doc.Request, size: ce.requestBody.size, open: open(&ce.requestBody)}}
+	bodies := []streamedBody{body(&doc.Request, &ce.requestBody)}
 	if ex.status != 0 {
-		doc.Response = &exchangeMessage{Status: ex.status, Headers: recordHeaders(ex.respHeader, red.Marker, hooks.str), Truncated: ex.truncated}
-		bodies = append(bodies, streamedBody{msg: doc.Response, size: ce.responseBody.size, open: open(&ce.responseBody)})
+		doc.Response = &exchangeMessage{Status: ex.status, Headers: recordHeaders(ex.respHeader, red.Marker, hooked.str), Truncated: ex.truncated}
+		bodies = append(bodies, body(doc.Response, &ce.responseBody))
 	}
 	rd, err := exchangeReader(doc, bodies)
 	if err != nil {
@@ -353,6 +357,7 @@ func (r *proxyRun) storeExchange(ctx context.Context, ex *exchange) (store.Descr
 	if err != nil {
 		return store.Descriptor{}, err
 	}
+	r.rec.stored(d, hooked)
 	return store.Descriptor{MediaType: store.MediaTypeHTTPExchange, Digest: d, Size: n}, nil
 }
 

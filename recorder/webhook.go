@@ -116,7 +116,7 @@ func (w *Webhook) accept(x *liveExchange, rw http.ResponseWriter, req *http.Requ
 	defer rec.release()
 	in := &firstError{r: x.bodyIn(http.MaxBytesReader(rw, req.Body, w.opts.MaxBody))}
 	tee := io.TeeReader(in, rec)
-	checkErr := checkEventList(w.hooks.reader(tee))
+	checkErr := checkEventList(w.hooks.pass().reader(tee))
 	if checkErr == nil {
 		_, checkErr = io.Copy(io.Discard, tee) // nothing is left after a whole EventList; journal it if there is
 	}

@@ -30,11 +30,8 @@ func recordProxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "timestamp", Usage: "when the run happened, RFC 3339 (the recorder reads no clock)"},
 		), liveFlags(recorder.DefaultMaxExchanges)...),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			if c.String("provider") == "" || c.String("agent") == "" {
-				return fmt.Errorf("%w: %s: --provider and --agent are required", errBadUsage, c.Command.FullName())
+				return usageErrorf(c, "--provider and --agent are required")
 			}
 			var p *recorder.Proxy
 			var provLn, agentLn net.Listener

@@ -54,11 +54,6 @@ func recordRecoverCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		),
 		Action: func(c *cli.Context) error {
-			for _, a := range c.Args().Slice() {
-				if strings.HasPrefix(a, "-") {
-					return argsError(c, "flag %q after a positional argument: put flags first", a)
-				}
-			}
 			limitMemory()
 			dirs, err := journalsToRecover(c)
 			if err != nil {
@@ -101,7 +96,7 @@ func journalsToRecover(c *cli.Context) ([]string, error) {
 			}
 		}
 		if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err != nil {
-			return nil, fmt.Errorf("%w: %s: %s is not a journal (see %s)", errBadUsage, c.Command.FullName(), a, root)
+			return nil, usageErrorf(c, "%s is not a journal (see %s)", a, root)
 		}
 		dirs = append(dirs, dir)
 	}

@@ -25,9 +25,6 @@ func recordWebhookCommand() *cli.Command {
 			&cli.Int64Flag{Name: "max-body", Usage: "largest accepted body, in bytes (0: 32 MiB)"},
 		), liveFlags(recorder.DefaultWebhookExchanges)...),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			agent, config, err := agentInput(c)
 			if err != nil {
 				return err

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -36,7 +38,8 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every testdata/script/*.txtar. Each script gets its own store
 // ($OASIS_REPLAY_STORE=$WORK/store) and, when the shared test data exists, $SHARED pointing at
-// it; scripts that need it start with `[!shared] skip`. The command sleep DURATION is added.
+// it; scripts that need it start with `[!shared] skip`. The commands sleep DURATION, freeport
+// VAR and waitport PORT are added.
 func TestScripts(t *testing.T) {
 	shared, haveShared := sharedtest.Lookup()
 	testscript.Run(t, testscript.Params{
@@ -59,6 +62,36 @@ func TestScripts(t *testing.T) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)
 				time.Sleep(d)
+			},
+			// freeport VAR sets $VAR to a TCP port of 127.0.0.1 that was free a moment ago, for a
+			// server the script starts and then waits for with waitport.
+			"freeport": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: freeport VAR")
+				}
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				ts.Check(err)
+				port := ln.Addr().(*net.TCPAddr).Port
+				ts.Check(ln.Close())
+				ts.Setenv(args[0], strconv.Itoa(port))
+			},
+			// waitport PORT waits until something accepts connections on 127.0.0.1:PORT: a
+			// command started in the background is then past its setup, however slow the machine.
+			"waitport": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: waitport PORT")
+				}
+				addr := net.JoinHostPort("127.0.0.1", args[0])
+				for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+					conn, err := net.DialTimeout("tcp", addr, time.Second)
+					if err == nil {
+						ts.Check(conn.Close())
+						return
+					}
+					if time.Now().After(deadline) {
+						ts.Fatalf("nothing listens on %s: %v", addr, err)
+					}
+				}
 			},
 		},
 		Condition: func(cond string) (bool, error) {

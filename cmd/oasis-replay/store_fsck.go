@@ -12,13 +12,11 @@ func storeFsckCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "fsck",
 		Usage: "re-hash every blob, chunk and object and check every reference",
-		Description: "Each problem is reported with its digest (or ref) and kind. Exit status 1 when any\n" +
-			"problem is found.",
+		Description: "Each problem is reported with its digest (or ref) and kind.\n\n" +
+			"Exit status: 0 no problem found; 1 at least one problem; 2 bad usage, a store that cannot be\n" +
+			"opened, or any other error.",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the report as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				report, err := store.Check(c.Context, s, store.CheckOptions{})
 				if err != nil {

@@ -14,11 +14,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
-// programVersion is the version of this build of the CLI.
-const programVersion = "0.1.0"
-
-func version() string { return programVersion }
-
 // defaultStoreDir is the store used when neither --store nor OASIS_REPLAY_STORE is given:
 // $XDG_DATA_HOME/oasis-replay/store, else ~/.local/share/oasis-replay/store.
 func defaultStoreDir() string {
@@ -59,7 +54,7 @@ func openStore(c *cli.Context, mode access) (store.Store, error) {
 func openStoreWith(c *cli.Context, mode access, opts badgerstore.Options) (store.Store, error) {
 	dir := c.String("store")
 	if dir == "" {
-		return nil, fmt.Errorf("%w: --store is empty", errBadUsage)
+		return nil, usageErrorf(c, "--store is empty")
 	}
 	if mode == readWrite {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -15,20 +15,22 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors.
 var (
 	// ErrInUse: a live recorder holds the journal.
-	ErrInUse = errors.New("journal: in use by a live recorder")
+	ErrInUse = errclass.New(errclass.InUse, "journal: in use by a live recorder")
 	// ErrNotJournal: the file does not start with the journal magic.
-	ErrNotJournal = errors.New("journal: not a journal")
+	ErrNotJournal = errclass.New(errclass.Input, "journal: not a journal")
 	// ErrTooLarge: a record larger than MaxPayload was appended.
-	ErrTooLarge = errors.New("journal: record too large")
-	// ErrDamaged: a record read back does not match its checksum.
-	ErrDamaged = errors.New("journal: damaged record")
+	ErrTooLarge = errclass.New(errclass.Internal, "journal: record too large")
+	// ErrDamaged: a record read back (after it was scanned whole) does not match its checksum.
+	ErrDamaged = errclass.New(errclass.Integrity, "journal: damaged record")
 	// ErrClosed: the journal was closed.
-	ErrClosed = errors.New("journal: closed")
+	ErrClosed = errclass.New(errclass.Internal, "journal: closed")
 )
 
 // Type is the type of a record, chosen by the writer. 0 is never a valid type.

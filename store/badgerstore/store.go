@@ -13,22 +13,23 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Sentinel errors of the engine. Content errors use the store package's sentinels.
 var (
 	// ErrLocked: another process has the store open.
-	ErrLocked = errors.New("badgerstore: locked")
+	ErrLocked = errclass.New(errclass.InUse, "badgerstore: locked")
 	// ErrNotStore: the directory exists but does not hold a store.
-	ErrNotStore = errors.New("badgerstore: not a store")
+	ErrNotStore = errclass.New(errclass.Input, "badgerstore: not a store")
 	// ErrClosed: the store was closed.
-	ErrClosed = errors.New("badgerstore: store is closed")
+	ErrClosed = errclass.New(errclass.Internal, "badgerstore: store is closed")
 	// ErrReadOnly: a write on a store opened read-only.
-	ErrReadOnly = errors.New("badgerstore: store is read-only")
+	ErrReadOnly = errclass.New(errclass.Internal, "badgerstore: store is read-only")
 	// ErrNeedsRecovery: a read-only open of a store whose writer did not close it; replaying
 	// its log needs a read-write open.
-	ErrNeedsRecovery = errors.New("badgerstore: store needs recovery")
+	ErrNeedsRecovery = errclass.New(errclass.InUse, "badgerstore: store needs recovery")
 )
 
 // Store is the embedded implementation of store.Store on Badger. It is safe for concurrent use.
