@@ -63,7 +63,7 @@ func sealFinished(ctx context.Context, s Store, j *journal.Journal, opts SealOpt
 	sealed, err := sealJournal(ctx, s, j, opts)
 	if err != nil {
 		j.Close()
-		return nil, fmt.Errorf("%w (the recording is kept in %s: record recover seals it)", err, j.Dir())
+		return nil, err
 	}
 	if err := j.Remove(); err != nil {
 		return sealed, err

@@ -493,18 +493,11 @@ func TestLiveWebhookBoundedMemory(t *testing.T) {
 	checkLiveMemory(t, rec, fmt.Sprintf("24 concurrent POSTs of %d MiB", len(body)>>20))
 }
 
-// runCLI runs the program in this process and returns its status, stdout and stderr.
-func runCLI(args ...string) (int, string, string) {
-	var stdout, stderr bytes.Buffer
-	status := run(append([]string{"oasis-replay"}, args...), strings.NewReader(""), &stdout, &stderr)
-	return status, stdout.String(), stderr.String()
-}
-
 // TestLiveStoreUsableWhileRecording: while a proxy records into a store, other commands keep
 // reading and writing it.
 func TestLiveStoreUsableWhileRecording(t *testing.T) {
 	storeDir := filepath.Join(t.TempDir(), "store")
-	if status, _, stderr := runCLI("--store", storeDir, "record", "oasisctl", "--profile", sharedtest.SIProfile(t), "--tag", "unsafe",
+	if status, _, stderr := runArgs("--store", storeDir, "record", "oasisctl", "--profile", sharedtest.SIProfile(t), "--tag", "unsafe",
 		sharedtest.OasisctlRun(t, "unsafe")); status != 0 {
 		t.Fatalf("record oasisctl: %s", stderr)
 	}
@@ -514,7 +507,7 @@ func TestLiveStoreUsableWhileRecording(t *testing.T) {
 		t.Fatalf("conformance: %d", status)
 	}
 	for _, args := range [][]string{{"bundle", "ls"}, {"replay", "unsafe"}} {
-		status, stdout, stderr := runCLI(append([]string{"--store", storeDir}, args...)...)
+		status, stdout, stderr := runArgs(append([]string{"--store", storeDir}, args...)...)
 		if status != 0 && status != 1 {
 			t.Errorf("%s while recording: status %d: %s", strings.Join(args, " "), status, stderr)
 		} else if !strings.Contains(stdout, "unsafe") && args[0] == "bundle" {
@@ -591,7 +584,7 @@ func TestLiveKillRecover(t *testing.T) {
 			}
 			<-killed
 			rec.wait(10 * time.Second)
-			status, stdout, stderr := runCLI("--store", storeDir, "record", "recover", "--json")
+			status, stdout, stderr := runArgs("--store", storeDir, "record", "recover", "--json")
 			if status != 0 {
 				t.Fatalf("record recover: status %d: %s%s", status, stdout, stderr)
 			}
@@ -609,17 +602,17 @@ func TestLiveKillRecover(t *testing.T) {
 			if j.Exchanges < complete || j.Exchanges > complete+1 {
 				t.Errorf("%d exchanges recovered, the runner saw %d complete", j.Exchanges, complete)
 			}
-			status, stdout, stderr = runCLI("--store", storeDir, "bundle", "show", j.Bundle)
+			status, stdout, stderr = runArgs("--store", storeDir, "bundle", "show", j.Bundle)
 			if status != 0 {
 				t.Fatalf("bundle show: %s", stderr)
 			}
 			if got := strings.Count(stdout, "source     exchanges/"); got != j.Exchanges {
 				t.Errorf("the bundle lists %d exchanges, recover reported %d:\n%s", got, j.Exchanges, stdout)
 			}
-			if status, stdout, stderr := runCLI("--store", storeDir, "store", "fsck"); status != 0 {
+			if status, stdout, stderr := runArgs("--store", storeDir, "store", "fsck"); status != 0 {
 				t.Errorf("store fsck: status %d: %s%s", status, stdout, stderr)
 			}
-			status, stdout, _ = runCLI("--store", storeDir, "record", "recover", "--json")
+			status, stdout, _ = runArgs("--store", storeDir, "record", "recover", "--json")
 			if status != 0 || stdout != `{"journals":[]}`+"\n" {
 				t.Errorf("second recover: status %d: %s", status, stdout)
 			}

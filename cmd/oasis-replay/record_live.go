@@ -87,7 +87,7 @@ func recordLive(c *cli.Context, start func(opts recorder.Options) (liveRecording
 	})
 	if err != nil {
 		_ = rec.Close()
-		return fmt.Errorf("%w (the recording is kept in %s: once the store is free, `oasis-replay record recover` seals it)", err, rec.Journal())
+		return fmt.Errorf("%w (the recording is kept in %s: `oasis-replay record recover` seals it)", err, rec.Journal())
 	}
 	printRecorded(c, sealed.Result)
 	printIncomplete(c, sealed)
