@@ -51,7 +51,7 @@ func liveOptions(c *cli.Context) recorder.LiveOptions {
 // recovered (unless $GOMEMLIMIT sets one): what the recorder holds is bounded whatever the body
 // sizes, and the limit makes the collector return the garbage of streaming gigabytes before
 // the heap doubles, keeping the process within its 64 MiB budget (DESIGN §7).
-const liveMemoryLimit = 40 << 20
+const liveMemoryLimit = 48 << 20
 
 func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {

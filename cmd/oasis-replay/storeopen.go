@@ -142,12 +142,13 @@ const sealWait = 30 * time.Second
 
 // withSealingStore opens the store for sealing a live recording: for writing, waiting up to
 // sealWait while another process holds it, and sized for the live recorders' memory budget
-// (DESIGN §7: 64 MiB whatever the body sizes): one compression worker and small write
-// batches, which bound what a large blob holds in memory.
+// (DESIGN §7: 64 MiB whatever the body sizes): one compression worker, 512 KiB chunks and
+// 1 MiB write batches, which bound what a large blob holds in memory (docs/decisions.md, Live
+// recording).
 func withSealingStore(c *cli.Context, use func(s store.Store) error) error {
 	deadline := time.Now().Add(sealWait)
 	for {
-		s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 4 << 20})
+		s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10})
 		if errors.Is(err, badgerstore.ErrLocked) && time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)
 			continue

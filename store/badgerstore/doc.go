@@ -108,7 +108,7 @@
 // goroutines compress the chunks and commit them in write batches of Options.WriteBatch bytes
 // (16 MiB by default; a writer holds up to three), and a few chunks are in flight at a time.
 // A writer with a tight memory budget (a live recording sealing its journal) opens the store
-// with one worker and smaller batches. Chunk boundaries are the writer's choice, not part of the
+// with one worker, smaller chunks and smaller batches. Chunk boundaries are the writer's choice, not part of the
 // format: a reader follows whatever chunk list it finds.
 //
 // Ingest is CPU-bound on a 2-core machine: each byte is hashed once with SHA-256 and compressed
