@@ -98,6 +98,9 @@ func startLive(c *cli.Context, start func(opts recorder.Options) (liveRecording,
 	if err := checkStoreDir(c); err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(c.String("store"), 0o755); err != nil { // as a store is created; its journals/ is the recorder's
+		return nil, fmt.Errorf("create store directory: %w", err)
+	}
 	var rec liveRecording
 	begin := func(s store.Store) error {
 		opts, err := recordOptions(c, s)

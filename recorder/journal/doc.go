@@ -25,6 +25,10 @@
 //
 // The types and payloads are the writer's (package recorder documents its own). Records are
 // written whole, each with one write at the end of the file, in the order Append is called.
+// Unlike etcd's, the checksum is per record, not chained to the previous one: a reader may
+// read any record again on its own (sealing reads body records again out of order, each
+// checked again), and a journal is never appended to after its writer stops, so no stale
+// record of an earlier writer can follow a valid one.
 //
 // # Torn tails
 //
