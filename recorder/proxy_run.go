@@ -43,6 +43,7 @@ type proxyRun struct {
 	seq       int
 	exchanges []*exchange // in arrival order
 	envs      map[string]*environment
+	facts     map[string]*exchange // by step: the answer runFacts reads (keepRunFact)
 }
 
 // environment is one environment a provision created.
@@ -100,7 +101,7 @@ type provisionResponse struct {
 // sealProxy assembles the run of a proxy journal into rec and returns the number of
 // exchanges sealed.
 func sealProxy(ctx context.Context, rec *recording, c *capture, src recordReader) (int, error) {
-	r := &proxyRun{rec: rec, opts: *c.header.Proxy, src: src, envs: map[string]*environment{}}
+	r := &proxyRun{rec: rec, opts: *c.header.Proxy, src: src, envs: map[string]*environment{}, facts: map[string]*exchange{}}
 	if err := r.replay(c); err != nil {
 		return 0, err
 	}
@@ -258,6 +259,7 @@ func (r *proxyRun) complete(ex *exchange) error {
 	if ex.provision != nil && ex.provision.EnvironmentID != "" && ex.req.ScenarioID != "" && ex.provision.Status != "error" {
 		r.envs[ex.provision.EnvironmentID] = &environment{id: ex.provision.EnvironmentID, scenario: ex.req.ScenarioID, seq: ex.seq}
 	}
+	ex.respBody = nil // read again when the exchange is stored
 	return nil
 }
 
@@ -296,10 +298,21 @@ func (r *proxyRun) store(ctx context.Context, ex *exchange) error {
 	} else {
 		r.readPayload(ctx, ex)
 	}
-	if ex.step != stepConformance && ex.step != stepIdentity {
-		ex.respBody = nil
-	}
+	r.keepRunFact(ex)
 	return nil
+}
+
+// keepRunFact keeps in memory the answer of the latest conformance or identity call that
+// can be read (runFacts reads it), and drops every other answer.
+func (r *proxyRun) keepRunFact(ex *exchange) {
+	if (ex.step != stepConformance && ex.step != stepIdentity) || !ex.succeeded() || !json.Valid(ex.respBody) {
+		ex.respBody = nil
+		return
+	}
+	if prev := r.facts[ex.step]; prev != nil {
+		prev.respBody = nil
+	}
+	r.facts[ex.step] = ex
 }
 
 // succeeded reports whether the upstream answered 2xx with a whole body.
