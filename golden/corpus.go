@@ -33,6 +33,9 @@ const (
 	BundleSuffix  = ".bundle"
 	VerdictSuffix = ".verdict.json"
 	ReceiptSuffix = ".receipt.json"
+	// SignatureSuffix names a case's signed receipt (package attest), checked with
+	// Options.Trusted and written with Options.Signer. It is optional otherwise.
+	SignatureSuffix = ".receipt.dsse.json"
 )
 
 // caseName is the grammar of case names: they become file names.
@@ -81,7 +84,7 @@ func Open(dir string) (*Corpus, error) {
 				return nil, fmt.Errorf("%w: %s: case names are lowercase letters, digits, '.', '_' and '-'", ErrCorpus, filepath.Join(dir, e.Name()))
 			}
 			inputs[name] = e.Name()
-		case BundleSuffix, VerdictSuffix, ReceiptSuffix:
+		case BundleSuffix, VerdictSuffix, ReceiptSuffix, SignatureSuffix:
 			golden = append(golden, e.Name())
 		}
 	}
@@ -107,7 +110,7 @@ func Open(dir string) (*Corpus, error) {
 // longest suffix wins: x.bundle.tar.zst is an archive, not x.bundle.tar with an unknown
 // suffix.
 func splitName(file string) (name, suffix string) {
-	for _, s := range []string{ArchiveSuffix, RecipeSuffix, VerdictSuffix, ReceiptSuffix, BundleSuffix} {
+	for _, s := range []string{ArchiveSuffix, RecipeSuffix, SignatureSuffix, VerdictSuffix, ReceiptSuffix, BundleSuffix} {
 		if n, ok := strings.CutSuffix(file, s); ok && n != "" {
 			return n, s
 		}

@@ -111,12 +111,14 @@ func (r *recording) checkAuditFile(path string) (*auditFile, error) {
 		return nil, &InputError{File: path, Line: 1, Msg: err.Error()}
 	}
 	hash := newBackgroundDigester()
-	src := io.TeeReader(r.hooks.reader(br), hash)
+	hooked := r.hooks.pass()
+	src := io.TeeReader(hooked.reader(br), hash)
 	_, err = auditlog.ScanWith(src, mediaType, auditlog.Options{}, func(*auditlog.Entry) error { return nil })
 	digest, size := hash.finish()
 	if err != nil {
 		return nil, auditInputError(path, mediaType, err)
 	}
+	r.stored(digest, hooked)
 	return &auditFile{path: path, mediaType: mediaType, digest: digest, size: size}, nil
 }
 

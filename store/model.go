@@ -276,6 +276,9 @@ type RunManifest struct {
 	Sources     []SourceFile      `json:"sources,omitempty"`
 	Findings    []Finding         `json:"findings,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	// Redaction says what the recorder replaced, per value (never the value). Absent when
+	// nothing was to be redacted, so bundles recorded without redaction keep their digests.
+	Redaction *RedactionRecord `json:"redaction,omitempty"`
 }
 
 // SourceFile is an input file the recorder kept byte-exact.

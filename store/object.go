@@ -258,6 +258,11 @@ func (m *RunManifest) validate() error {
 			return err
 		}
 	}
+	if m.Redaction != nil {
+		if err := m.Redaction.validate(); err != nil {
+			return err
+		}
+	}
 	for i, src := range m.Sources {
 		if err := src.Blob.validate(fmt.Sprintf("run-manifest: sources[%d] (%s)", i, src.Path)); err != nil {
 			return err

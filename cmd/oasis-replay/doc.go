@@ -16,4 +16,8 @@
 // usage errors and its argument check, the number of arguments read from its ArgsUsage, which
 // is therefore also what its usage line shows. A command states its exit statuses at the end of
 // its Description. Tests walk the command tree, so a new command is held to all of this.
+//
+// Signing lives in receipt.go (receipt keygen, receipt verify) and receipt_sign.go (the flags
+// replay, audit and golden share: --sign/--receipt, --require-signature/--key); the format is
+// package attest's.
 package main

@@ -106,6 +106,7 @@ func commands() []*cli.Command {
 		recordCommand(),
 		replayCommand(),
 		auditCommand(),
+		receiptCommand(),
 		profileCommand(),
 		bundleCommand(),
 		storeCommand(),

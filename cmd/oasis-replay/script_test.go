@@ -20,7 +20,13 @@ import (
 // so a script can check the exact status (`! oasis-replay-status …` then
 // `stderr 'exit status 2'`). "eval-agent MODE" is an Eval Library agent for the eval scripts
 // (evalagent_test.go).
+//
+// With OASIS_REPLAY_TEST_RUN_MAIN=1 the test binary is the program itself, so that the live
+// tests can run a recorder as a process of its own (see live_test.go).
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnvVar) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		"oasis-replay-status": func() {

@@ -1,7 +1,8 @@
 // Package doc is the decoded JSON/YAML document of oasis-replay: the one tree every reader of an
 // outside document uses (OASIS profiles and reports, Kubernetes objects, Kensa scenarios, OTLP
 // JSON, Eval Library scenarios, transcripts, audit logs), with the one canonical encoder and the
-// one structural diff. It depends on the standard library and yaml.v3 only.
+// one structural diff. It depends on the standard library, yaml.v3 and internal/errclass only,
+// so that any package, store included, can use it.
 //
 // # Model
 //
@@ -60,7 +61,8 @@
 //   - !!int and !!float are numbers with the value yaml.v3 gives them, written in JSON
 //     grammar: a literal already in that grammar is kept as written; "+1" is 1, "0x1F" 31,
 //     "0o17" and "017" 15 (yaml.v3 keeps YAML 1.1 octal), "0b101" 5, "1_000" 1000, ".5" 0.5,
-//     "1." 1. .inf and .nan have no exact decimal value and are ErrType errors.
+//     "1." 1. .inf and .nan have no exact decimal value: they stay strings as written (a reader
+//     wanting a number gets "want a number, got a string").
 //   - !!timestamp (2024-01-31) and !!binary stay strings as written; so does a plain "<<" that
 //     is not a key.
 //   - Explicit core tags are honoured (!!str 12 is a string, !!int "12" a number) and checked
@@ -79,6 +81,9 @@
 //     every document, an explicitly empty one ("---" alone) as null.
 //   - yaml.v3 reports syntax errors with a line (not always: none on the first line) and no
 //     column; its parser's lines, 0-based in v3.0.1, are corrected.
+//   - Readers that must resolve scalars by other rules (PyYAML's YAML 1.1, which Kensa uses: a
+//     plain yes is a boolean, 1:30 is 90, 1e3 a string) get how each scalar is written from
+//     YAMLScalar: its text as written, whether it is plain, its explicit tag.
 //
 // # Limits
 //

@@ -10,8 +10,8 @@ import (
 )
 
 // The classes of error the package reports. Every *Error wraps one of them (Errorf may wrap
-// the caller's own instead), so callers test the class with errors.Is. All are bad input
-// (errclass.Input): a document the reader cannot use as it is.
+// the caller's own instead), so callers test the class with errors.Is. All are input errors
+// (errclass.Input): the document, not the program, is at fault.
 var (
 	// ErrSyntax: the input is not a well-formed document of its format.
 	ErrSyntax = errclass.New(errclass.Input, "doc: syntax")
@@ -67,12 +67,28 @@ func (e *Error) Error() string {
 	if b.Len() > 0 {
 		b.WriteString(": ")
 	}
-	if p := e.Path.String(); p != "" {
+	if p := shortPath(e.Path); p != "" {
 		b.WriteString(p)
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
 	return b.String()
+}
+
+// maxErrorPathSteps is the length of path an error message writes in full; a longer one (only
+// hostile nesting makes one) keeps its first and last steps around "…".
+const maxErrorPathSteps = 24
+
+func shortPath(p Path) string {
+	if len(p) <= maxErrorPathSteps {
+		return p.String()
+	}
+	half := maxErrorPathSteps / 2
+	tail := p[len(p)-half:].String()
+	if !p[len(p)-half].IsIndex {
+		tail = "." + tail
+	}
+	return p[:half].String() + "…" + tail
 }
 
 // Unwrap returns the class or cause.

@@ -3,7 +3,6 @@ package doc
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -31,21 +30,6 @@ func ParseJSON(name string, data []byte, lim Limits) (*Node, error) {
 	return p.document()
 }
 
-// ReadAll reads r to its end, refusing more than lim.MaxBytes bytes: the way to read an
-// untrusted document before parsing it, without letting its size decide how much memory is
-// taken.
-func ReadAll(name string, r io.Reader, lim Limits) ([]byte, error) {
-	max := lim.resolve().MaxBytes
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, &Error{File: name, Offset: -1, Msg: "read: " + err.Error(), Err: err}
-	}
-	if int64(len(data)) > max {
-		return nil, limitError(Pos{File: name, Offset: -1}, nil, "MaxBytes", max, "the document has more than %d bytes", max)
-	}
-	return data, nil
-}
-
 // jsonParser is a recursive-descent parser over a byte slice. It records byte offsets only;
 // lines and columns are computed from them when asked (see source).
 type jsonParser struct {
@@ -59,7 +43,10 @@ type jsonParser struct {
 
 // reset prepares p for the document src, keeping the capacity of its stacks.
 func (p *jsonParser) reset(src *source, lim Limits, names *interner, hint sizes) {
-	items, members := p.b.itemStack[:0], p.b.memberStack[:0]
+	items, members := p.b.itemStack, p.b.memberStack
+	clear(items) // what a failed parse left
+	clear(members)
+	items, members = items[:0], members[:0]
 	p.b = newBuilder(src, lim, names, hint)
 	p.b.itemStack, p.b.memberStack = items, members
 	p.data, p.pos, p.base, p.path = src.data, 0, src.base, p.path[:0]
@@ -145,7 +132,7 @@ func (p *jsonParser) array(n *Node, depth int) error {
 			return err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.b.itemStack = append(p.b.itemStack, item)
+		p.b.itemStack = push(p.b.itemStack, item)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return p.eof("',' or ']'")
@@ -209,7 +196,7 @@ func (p *jsonParser) object(n *Node, depth int) error {
 			return err
 		}
 		p.path = p.path[:len(p.path)-1]
-		p.b.memberStack = append(p.b.memberStack, m)
+		p.b.memberStack = push(p.b.memberStack, m)
 		index = indexAppended(index, p.b.memberStack[mark:])
 		p.skipSpace()
 		if p.pos >= len(p.data) {

@@ -2,7 +2,6 @@ package doc
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"io"
 )
@@ -62,7 +61,7 @@ func (l *Lines) Next() (*Node, error) {
 		if text == nil {
 			return nil, io.EOF
 		}
-		if len(bytes.TrimSpace(text)) == 0 {
+		if blank(text) {
 			continue
 		}
 		src := &source{name: l.name, data: text, base: start, line0: l.line}
@@ -74,6 +73,16 @@ func (l *Lines) Next() (*Node, error) {
 		}
 		return n, err
 	}
+}
+
+// blank reports whether a line holds JSON whitespace only.
+func blank(text []byte) bool {
+	for _, c := range text {
+		if !isSpace[c] {
+			return false
+		}
+	}
+	return true
 }
 
 // truncated rewords an error at the end of a last line that has no newline.

@@ -1,6 +1,9 @@
 package doc
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // Limits bound what reading one untrusted document may cost. A zero field takes its default
 // (DefaultLimits), so a reader names only the limits it changes:
@@ -70,4 +73,19 @@ func (l Limits) resolve() Limits {
 		MaxNodes:       pick(l.MaxNodes, d.MaxNodes, "MaxNodes"),
 		MaxAliasNodes:  pick(l.MaxAliasNodes, d.MaxAliasNodes, "MaxAliasNodes"),
 	}
+}
+
+// ReadAll reads r to its end, refusing more than lim.MaxBytes bytes: the way to read an
+// untrusted document before parsing it, without letting its size decide how much memory is
+// taken.
+func ReadAll(name string, r io.Reader, lim Limits) ([]byte, error) {
+	max := lim.resolve().MaxBytes
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, &Error{File: name, Offset: -1, Msg: "read: " + err.Error(), Err: err}
+	}
+	if int64(len(data)) > max {
+		return nil, limitError(Pos{File: name, Offset: -1}, nil, "MaxBytes", max, "the document has more than %d bytes", max)
+	}
+	return data, nil
 }

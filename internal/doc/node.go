@@ -90,8 +90,31 @@ type Node struct {
 	// text is a string's value, a number's literal (JSON grammar), "true", "false" or "null".
 	text string
 	// off is the byte offset in the file (JSON) or the packed line and column (YAML); see source.
-	off  int64
-	kind Kind
+	off   int64
+	kind  Kind
+	flags uint8
+	// keyCol and keyLine are where the name of the member whose value this is is written, for
+	// YAML (a JSON name is found from the value's offset). They fill the node's last word.
+	keyCol  uint16
+	keyLine uint32
+}
+
+// flags of a YAML scalar: plainScalar when it is written plain, and in the bits from
+// spellingShift, the index in spellings of how a null or a boolean is written (0: as its text).
+const (
+	plainScalar   = 1
+	spellingShift = 1
+)
+
+// spellings returns the ways YAML writes null or a boolean other than as its text.
+func spellings(k Kind) []string {
+	switch k {
+	case Null:
+		return []string{"null", "", "~", "Null", "NULL"}
+	case Bool:
+		return []string{"", "True", "TRUE", "False", "FALSE"}
+	}
+	return nil
 }
 
 // collection holds the children of an array or an object, and the source every node of the
@@ -404,3 +427,34 @@ func (n *Node) walk(yield func(*Node) bool) bool {
 
 // String renders n as compact JSON (see Compact), for messages and debugging.
 func (n *Node) String() string { return string(n.Compact()) }
+
+// YAMLScalar is how a scalar is written in a YAML file, for readers that must resolve it by
+// other rules than the model's YAML 1.2 core schema: PyYAML, which Kensa uses, reads YAML 1.1,
+// where a plain yes is a boolean, 1:30 is 90 and 1e3 is a string.
+type YAMLScalar struct {
+	// Value is the scalar's text with quotes, escapes and folding resolved ("0x1F", "yes", "~").
+	Value string
+	// Plain is set for a scalar written without quotes, block style or tag: the form implicit
+	// resolution applies to.
+	Plain bool
+	// Tag is the explicit tag ("!!str", "!!float"), or "".
+	Tag string
+}
+
+// YAMLScalar returns how n is written; false when n is not a scalar read from YAML.
+func (n *Node) YAMLScalar() (YAMLScalar, bool) {
+	src := n.source()
+	if src == nil || src.data != nil || n.kind == Array || n.kind == Object {
+		return YAMLScalar{}, false
+	}
+	s, ok := src.yamlScalars[n]
+	switch spelling := int(n.flags >> spellingShift); {
+	case ok:
+	case spelling > 0:
+		s.Value = spellings(n.kind)[spelling]
+	default:
+		s.Value = n.text
+	}
+	s.Plain = n.flags&plainScalar != 0
+	return s, true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestErrorFormat(t *testing.T) {
@@ -19,11 +20,20 @@ func TestErrorFormat(t *testing.T) {
 		{&Error{Line: 3, Column: 1, Msg: "m"}, "3:1: m"},
 		{&Error{Path: Path{}.Index(0).Key("a"), Msg: "m"}, "[0].a: m"},
 		{&Error{Msg: "m"}, "m"},
+		{&Error{Path: deepPath(30), Msg: "m"}, "a[0][1][2][3][4][5][6][7][8][9][10]…[18][19][20][21][22][23][24][25][26][27][28].z: m"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("%q, want %q", got, tc.want)
 		}
 	}
+}
+
+func deepPath(items int) Path {
+	p := Path{}.Key("a")
+	for i := range items - 1 {
+		p = p.Index(i)
+	}
+	return p.Key("z")
 }
 
 func TestPath(t *testing.T) {
@@ -173,5 +183,12 @@ func TestAllAndParents(t *testing.T) {
 	}
 	for range n.All() {
 		break // stopping early must not panic
+	}
+}
+
+// The node's size decides the memory of a tree: keep it at six words.
+func TestNodeSize(t *testing.T) {
+	if size := unsafe.Sizeof(Node{}); size != 48 {
+		t.Errorf("a Node takes %d bytes, want 48", size)
 	}
 }

@@ -23,9 +23,9 @@ type source struct {
 	line0 int
 	// bom is set when data starts with a byte order mark, which columns do not count.
 	bom bool
-	// yamlKeys holds the positions of the keys of a YAML document, by member value. A JSON key
-	// position is found from its value's, in data.
-	yamlKeys map[*Node]int64
+	// yamlScalars holds how the YAML scalars whose text the model changed, or that have a tag,
+	// are written (YAMLScalar).
+	yamlScalars map[*Node]YAMLScalar
 
 	once  sync.Once
 	lines []int   // the index in data of every line start
@@ -98,12 +98,13 @@ func countConts(p []byte) int {
 	return n
 }
 
-// keyOffset returns the position field of the name of the member whose value is v: for JSON,
+// keyOffset returns the position field of the name of the member whose value is v: for YAML,
+// the key's line and column, which the value node keeps; for JSON,
 // the offset of the opening quote, found by reading back from the value over ':' and the name
 // (whose opening quote is the first '"' not escaped by a backslash).
 func (s *source) keyOffset(v *Node) int64 {
 	if s.data == nil {
-		return s.yamlKeys[v]
+		return yamlPos(int(v.keyLine), int(v.keyCol))
 	}
 	i := int(v.off-s.base) - 1
 	back := func(skip func(c byte) bool) {

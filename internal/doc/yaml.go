@@ -40,7 +40,7 @@ func parseYAML(name string, data []byte, lim Limits, single bool) ([]*Node, erro
 		return nil, limitError(whole, nil, "MaxNodes", int64(l.MaxNodes),
 			"the YAML text may hold up to %d values (a bound counted before parsing, which yaml.v3 needs about 250 bytes a value for)", bound)
 	}
-	c := &yamlConverter{b: newBuilder(&source{name: name, yamlKeys: map[*Node]int64{}}, l, nil, sizes{})}
+	c := &yamlConverter{b: newBuilder(&source{name: name, yamlScalars: map[*Node]YAMLScalar{}}, l, nil, sizes{})}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*Node
 	for {
@@ -220,7 +220,19 @@ func (c *yamlConverter) alias(y *yaml.Node, parent *Node, depth int) (*Node, err
 
 // scalar types a scalar by its resolved tag (YAML 1.2 core schema, as yaml.v3 resolves it).
 func (c *yamlConverter) scalar(n *Node, y *yaml.Node) error {
-	switch tag := y.ShortTag(); tag {
+	if err := c.typeScalar(n, y); err != nil {
+		return err
+	}
+	c.note(n, y)
+	return nil
+}
+
+func (c *yamlConverter) typeScalar(n *Node, y *yaml.Node) error {
+	tag := y.ShortTag()
+	if (tag == "!!float" || tag == "!!int") && isNonFinite(y.Value) {
+		tag = "!!str" // the model has exact decimals only; see the package documentation
+	}
+	switch tag {
 	case "!!null":
 		if !isYAMLNull(y.Value) {
 			return c.errorf(y, ErrType, "!!null value %q is not null", y.Value)
@@ -256,6 +268,37 @@ func (c *yamlConverter) scalar(n *Node, y *yaml.Node) error {
 	return nil
 }
 
+// note keeps how a scalar is written, for YAMLScalar: whether it is plain and how a null or a
+// boolean is spelled (bits of the node), and its text and explicit tag when the model's text
+// differs otherwise or there is a tag (a side table: few scalars need it).
+func (c *yamlConverter) note(n *Node, y *yaml.Node) {
+	const written = yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle | yaml.TaggedStyle
+	if y.Style&written == 0 {
+		n.flags |= plainScalar
+	}
+	tag := ""
+	if y.Style&yaml.TaggedStyle != 0 {
+		tag = y.ShortTag()
+	}
+	if tag == "" && y.Value != n.text {
+		if i := slices.Index(spellings(n.kind), y.Value); i > 0 {
+			n.flags |= uint8(i) << spellingShift
+			return
+		}
+	}
+	if tag != "" || y.Value != n.text {
+		c.b.src.yamlScalars[n] = YAMLScalar{Value: y.Value, Tag: tag}
+	}
+}
+
+func isNonFinite(v string) bool {
+	switch strings.ToLower(strings.TrimLeft(strings.ReplaceAll(v, "_", ""), "+-")) {
+	case ".inf", ".nan":
+		return true
+	}
+	return false
+}
+
 func isYAMLNull(v string) bool {
 	switch v {
 	case "", "~", "null", "Null", "NULL":
@@ -281,10 +324,6 @@ func yamlNumber(tag, v string) (string, error) {
 			return lit, nil
 		}
 		return "", fmt.Errorf("!!int %q is not an integer", v)
-	}
-	switch strings.ToLower(strings.TrimLeft(plain, "+-")) {
-	case ".inf", ".nan":
-		return "", fmt.Errorf("%s is not a finite number; the model holds exact decimals only", v)
 	}
 	if m := yamlFloatForm.FindStringSubmatch(plain); m != nil && m[2]+m[3] != "" {
 		lit := strings.TrimLeft(m[2], "0")
@@ -383,7 +422,7 @@ func (c *yamlConverter) sequence(n *Node, y *yaml.Node, depth int) error {
 			return err
 		}
 		c.path = c.path[:len(c.path)-1]
-		c.b.itemStack = append(c.b.itemStack, v)
+		c.b.itemStack = push(c.b.itemStack, v)
 	}
 	c.b.closeArray(n, mark)
 	return nil
@@ -502,7 +541,7 @@ func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
 		return err
 	}
 	c.path = c.path[:len(c.path)-1]
-	c.b.src.yamlKeys[val] = yamlPos(k.Line, k.Column)
+	val.keyLine, val.keyCol = uint32(clamp32(k.Line)), uint16(min(k.Column, 1<<16-1))
 	m.append(Member{Key: key, Value: val})
 	return nil
 }
@@ -510,7 +549,7 @@ func (m *mappingBuild) add(key string, k, v *yaml.Node, depth int) error {
 func (m *mappingBuild) find(key string) (int, bool) { return findMember(m.index, m.open(), key) }
 
 func (m *mappingBuild) append(mem Member) {
-	m.c.b.memberStack = append(m.c.b.memberStack, mem)
+	m.c.b.memberStack = push(m.c.b.memberStack, mem)
 	m.index = indexAppended(m.index, m.open())
 }
 

@@ -62,6 +62,11 @@ func TestYAMLScalars(t *testing.T) {
 		{"|\n  line 1\n  line 2\n", String, "line 1\nline 2\n"},
 		{"plain\n  folded", String, "plain folded"},
 		{`<<`, String, "<<"},
+		{`.inf`, String, ".inf"}, // the model has exact decimals only
+		{`-.Inf`, String, "-.Inf"},
+		{`.NaN`, String, ".NaN"},
+		{`!!float .inf`, String, ".inf"},
+		{`1:30`, String, "1:30"}, // YAML 1.1 sexagesimal is gone in YAML 1.2
 		{`"é\u00e9"`, String, "éé"},
 	} {
 		n := mustYAML(t, tc.yaml)
@@ -85,9 +90,6 @@ func TestYAMLErrors(t *testing.T) {
 		{"a: 1\n\tb: 2\n", "t.yaml:2: found a tab character that violates indentation", ErrSyntax},
 		{"a: b: c\n", "t.yaml: mapping values are not allowed in this context", ErrSyntax}, // yaml.v3 gives no line on line 1
 		{"a:\n  b: *nope\n", "t.yaml: unknown anchor 'nope' referenced", ErrSyntax},
-		{"a: .inf\n", "t.yaml:1:4: a: .inf is not a finite number; the model holds exact decimals only", ErrType},
-		{"a: -.Inf\n", "t.yaml:1:4: a: -.Inf is not a finite number; the model holds exact decimals only", ErrType},
-		{"a: .nan\n", "t.yaml:1:4: a: .nan is not a finite number; the model holds exact decimals only", ErrType},
 		{"a: !!int 1.5\n", `t.yaml:1:4: a: !!int "1.5" is not an integer`, ErrType},
 		{"a: !!bool yes\n", `t.yaml:1:4: a: !!bool value "yes" is not true or false`, ErrType},
 		{"a: !!null x\n", `t.yaml:1:4: a: !!null value "x" is not null`, ErrType},
@@ -244,4 +246,36 @@ var yamlBoundSeeds = []string{
 	"[,]", "- \n- \n-\n", "? \n? \n", "a:\nb:\nc:\n", "&a x", "*a", "{a: &a [1], b: [*a, *a]}",
 	"\"a b c\": 'd e'", "|\n  x y\n  z\n", "a: b\n  c\n", "[[[[]]]]", "{{}: {}}", "- - - -\n", "!!str", "? - a\n: - b",
 	"%YAML 1.2\n---\na", "a: !!binary aGk=", "[a,b,[c,{d,e}]]",
+}
+
+// TestYAMLScalarAsWritten: what a YAML 1.1 reader needs to resolve scalars its own way.
+func TestYAMLScalarAsWritten(t *testing.T) {
+	n := mustYAML(t, "a: yes\nb: \"yes\"\nc: 0x1F\nd: !!str 12\ne: ~\nf: |\n  x\ng: 1e3\nh: .inf\ni: [1]\nj:\nk: FALSE\nl: true\n")
+	for _, tc := range []struct {
+		key  string
+		want YAMLScalar
+	}{
+		{"a", YAMLScalar{Value: "yes", Plain: true}},
+		{"b", YAMLScalar{Value: "yes"}},
+		{"c", YAMLScalar{Value: "0x1F", Plain: true}},
+		{"d", YAMLScalar{Value: "12", Tag: "!!str"}},
+		{"e", YAMLScalar{Value: "~", Plain: true}},
+		{"f", YAMLScalar{Value: "x\n"}},
+		{"g", YAMLScalar{Value: "1e3", Plain: true}},
+		{"h", YAMLScalar{Value: ".inf", Plain: true}},
+		{"j", YAMLScalar{Value: "", Plain: true}},
+		{"k", YAMLScalar{Value: "FALSE", Plain: true}},
+		{"l", YAMLScalar{Value: "true", Plain: true}},
+	} {
+		got, ok := n.Get(tc.key).YAMLScalar()
+		if !ok || got != tc.want {
+			t.Errorf("%s: %+v %v, want %+v", tc.key, got, ok, tc.want)
+		}
+	}
+	if _, ok := n.Get("i").YAMLScalar(); ok {
+		t.Error("YAMLScalar of a sequence")
+	}
+	if _, ok := mustJSON(t, `"yes"`).YAMLScalar(); ok {
+		t.Error("YAMLScalar of a JSON value")
+	}
 }
