@@ -33,8 +33,8 @@
 //	POST /api/v1/eval/review/{item}             {state, note}; who is the token's sub claim
 //	GET  /eval/report, /eval/review             the HTML report and review queue
 //
-// The store is opened for each request only (one session at a time in the process), so other
-// commands and processes keep using it; a background matrix seals its runs through the same
-// sessions. One matrix runs at a time. The pages are self-contained and served with a
+// The store is opened for each request only (one request at a time in the process), so other
+// commands and processes keep using it; a background matrix seals its runs taking its turn with
+// the requests. One matrix runs at a time. The pages are self-contained and served with a
 // Content-Security-Policy that lets them load nothing.
 package serve

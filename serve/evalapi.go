@@ -47,7 +47,7 @@ type DraftFunc func(ctx context.Context, r store.Store, device string, lookbackH
 // EvalAPI serves the Eval Library's endpoints (the description's API reference) and its pages.
 type EvalAPI struct {
 	cfg EvalConfig
-	// storeMu serialises store sessions within the process: the store admits one writer.
+	// storeMu lets one request (or one sealing batch) at a time open the store in this process: the store admits one writer.
 	storeMu sync.Mutex
 	jobs    *jobs
 }
@@ -104,7 +104,7 @@ func (a *EvalAPI) method(pairs ...any) http.Handler {
 	})
 }
 
-// withStore runs use with the store open, one session at a time in this process.
+// withStore runs use with the store open, one request at a time in this process.
 func (a *EvalAPI) withStore(ctx context.Context, write bool, use func(s store.Store) error) error {
 	a.storeMu.Lock()
 	defer a.storeMu.Unlock()
@@ -119,7 +119,7 @@ func (a *EvalAPI) withStore(ctx context.Context, write bool, use func(s store.St
 	return useErr
 }
 
-// sealOpener is the runner's opener: the same store sessions as requests.
+// sealOpener is the runner's opener, taking its turn with the requests.
 func (a *EvalAPI) sealOpener() evalrun.Opener {
 	return func(ctx context.Context) (store.Store, func() error, error) {
 		a.storeMu.Lock()

@@ -54,16 +54,16 @@ func evalAgentFlags() []cli.Flag {
 	}
 }
 
-// evalSession is what eval run and eval matrix take from their flags.
-type evalSession struct {
+// evalSetup is what eval run and eval matrix take from their flags.
+type evalSetup struct {
 	agent      evalrun.Agent
 	limits     evalrun.Limits
 	catalogue  *evalfmt.Catalogue
 	thresholds evalmetric.Thresholds
 }
 
-func newEvalSession(c *cli.Context) (*evalSession, error) {
-	var e evalSession
+func newEvalSetup(c *cli.Context) (*evalSetup, error) {
+	var e evalSetup
 	var err error
 	if e.agent, e.limits, err = evalAgent(c); err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func newEvalSession(c *cli.Context) (*evalSession, error) {
 }
 
 // plan decides the runs to make, reading the store for a moment only.
-func (e *evalSession) plan(c *cli.Context, opts evallib.PlanOptions) (plan *evallib.Plan, err error) {
+func (e *evalSetup) plan(c *cli.Context, opts evallib.PlanOptions) (plan *evallib.Plan, err error) {
 	opts.Agent, opts.Catalogue = e.agent, e.catalogue
 	err = withStoreWaiting(c, readOnly, func(s store.Store) error {
 		plan, err = evallib.NewPlan(c.Context, s, opts)

@@ -39,7 +39,7 @@ func runEvalMatrix(c *cli.Context) error {
 	if c.Int("parallel") < 1 || c.Int("runs") < 1 {
 		return argsError(c, "--parallel and --runs must be at least 1")
 	}
-	e, err := newEvalSession(c)
+	e, err := newEvalSetup(c)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func evalRunCommand() *cli.Command {
 }
 
 func runEvalRun(c *cli.Context) error {
-	e, err := newEvalSession(c)
+	e, err := newEvalSetup(c)
 	if err != nil {
 		return err
 	}

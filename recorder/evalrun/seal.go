@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/oasis-replay/oasis-replay/store"
@@ -206,7 +207,7 @@ func putDefinition(ctx context.Context, st store.Store, def Definition, seen map
 		d := store.Descriptor{MediaType: f.MediaType, Digest: store.Sum(f.Content), Size: int64(len(f.Content))}
 		tree.Entries = append(tree.Entries, store.TreeEntry{Path: f.Path, Blob: d})
 	}
-	slices.SortFunc(tree.Entries, func(a, b store.TreeEntry) int { return compareStrings(a.Path, b.Path) })
+	slices.SortFunc(tree.Entries, func(a, b store.TreeEntry) int { return strings.Compare(a.Path, b.Path) })
 	b, desc, err := store.Encode(tree)
 	if err != nil {
 		return store.Digest{}, err
@@ -224,16 +225,6 @@ func putDefinition(ctx context.Context, st store.Store, def Definition, seen map
 	}
 	seen[string(b)] = desc.Digest
 	return desc.Digest, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func putBytes(ctx context.Context, st store.Store, b []byte, mediaType string) (store.Descriptor, error) {
