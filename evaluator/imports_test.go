@@ -57,10 +57,10 @@ func TestLowLevelImportClosure(t *testing.T) {
 	forbidden := []string{"os", "os/exec", "os/signal", "os/user", "net", "net/http", "net/url",
 		"syscall", "time", "math/rand", "math/rand/v2", "crypto/rand", "unsafe", "plugin",
 		"path/filepath", "io/fs", "runtime", "reflect", "sync"}
-	roots := []string{module + "evaluator/action", module + "evaluator/auditlog"}
+	roots := []string{module + "evaluator/action", module + "formats/auditlog"}
 	allowed := append(slices.Clone(roots), module+"store", module+"internal/errclass")
 	pkgs := map[string]listedPackage{}
-	for _, pkg := range listDeps(t, "./action", "./auditlog") {
+	for _, pkg := range listDeps(t, "./action", "../formats/auditlog") {
 		pkgs[pkg.ImportPath] = pkg
 	}
 	seen := map[string]bool{}

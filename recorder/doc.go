@@ -87,7 +87,7 @@
 // backend, store.MediaTypeK8sAuditEvents) or one EventList (its webhook backend,
 // MediaTypeK8sAuditEventList); DetectAuditFormat tells them apart by the top-level kind of the
 // first document. It is checked entry by entry with the evaluator's own reader
-// (evaluator/auditlog), streamed in memory bounded by the largest entry (16 MiB), so a 1 GiB
+// (formats/auditlog), streamed in memory bounded by the largest entry (16 MiB), so a 1 GiB
 // log is recorded within a few hundred MiB and everything recorded is readable by the
 // evaluator. A state snapshot is `kubectl get -o json` output (a List or one object,
 // MediaTypeK8sObjects), checked with the evaluator's state reader, or a directory of them such
