@@ -10,8 +10,8 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
 	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

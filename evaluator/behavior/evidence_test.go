@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
 	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/profiles/profiletest"

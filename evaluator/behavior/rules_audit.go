@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

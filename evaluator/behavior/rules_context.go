@@ -2,7 +2,7 @@ package behavior
 
 import (
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 )
 
 // Context and environment awareness (behavior-definitions.md §10, §4, §6, §8).

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )

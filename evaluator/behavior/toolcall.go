@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
