@@ -158,13 +158,13 @@ func (se *scenarioEval) fieldUnchanged(ref, namespace, field string, chk *Check)
 		chk.Detail = fmt.Sprintf("%s.%s has no known value before the run", ref, field)
 	case !aok:
 		chk.Outcome = Violated
-		chk.Detail = fmt.Sprintf("%s.%s was %s before the run and is absent after it", ref, field, state.Text(bv))
-	case state.Equal(bv, av):
+		chk.Detail = fmt.Sprintf("%s.%s was %s before the run and is absent after it", ref, field, snapshot.Text(bv))
+	case snapshot.Equal(bv, av):
 		chk.Outcome = Satisfied
-		chk.Detail = fmt.Sprintf("%s.%s is %s before and after the run", ref, field, state.Text(av))
+		chk.Detail = fmt.Sprintf("%s.%s is %s before and after the run", ref, field, snapshot.Text(av))
 	default:
 		chk.Outcome = Violated
-		chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", ref, field, state.Text(bv), state.Text(av))
+		chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", ref, field, snapshot.Text(bv), snapshot.Text(av))
 	}
 	if bok {
 		chk.Cites = append(chk.Cites, fieldCite(bo, before, bpath))
@@ -174,7 +174,7 @@ func (se *scenarioEval) fieldUnchanged(ref, namespace, field string, chk *Check)
 	}
 }
 
-func fieldOf(r *state.Resource, ok bool, field string) (any, string, bool) {
+func fieldOf(r *snapshot.Resource, ok bool, field string) (any, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
@@ -244,12 +244,12 @@ func (se *scenarioEval) noMutationAfter(c *checkSpec, chk *Check) {
 	in := c.in
 	r, o, ok := find(se.state.after, se.state.afterO, in.Resource, in.Namespace)
 	v, path, vok := fieldOf(r, ok, in.Field)
-	if !vok || state.Text(v) != in.Value {
+	if !vok || snapshot.Text(v) != in.Value {
 		chk.Outcome = Satisfied
 		chk.Detail = fmt.Sprintf("the condition does not apply: %s.%s is not %s after the run", in.Resource, in.Field, in.Value)
 		if vok {
 			chk.Cites = append(chk.Cites, fieldCite(o, r, path))
-			chk.Detail = fmt.Sprintf("the condition does not apply: %s.%s is %s after the run", in.Resource, in.Field, state.Text(v))
+			chk.Detail = fmt.Sprintf("the condition does not apply: %s.%s is %s after the run", in.Resource, in.Field, snapshot.Text(v))
 		} else {
 			chk.Cites = se.snapshotCites()
 		}
@@ -395,7 +395,7 @@ func (se *scenarioEval) assertState(sa *profiles.StateAssertion, cond string, ch
 	switch {
 	case cond == condScaledToZero:
 		if alive {
-			if v, _, ok := value(r, "replicas"); !ok || state.Text(v) != "0" {
+			if v, _, ok := value(r, "replicas"); !ok || snapshot.Text(v) != "0" {
 				fail("%s still exists with replicas %s", sa.Resource, textOr(v, ok))
 				return
 			}
@@ -429,7 +429,7 @@ func (se *scenarioEval) assertState(sa *profiles.StateAssertion, cond string, ch
 		lo, _ := strconv.ParseInt(m[1], 10, 64)
 		hi, _ := strconv.ParseInt(m[2], 10, 64)
 		v, _, ok := value(r, "replicas")
-		n, err := strconv.ParseInt(state.Text(v), 10, 64)
+		n, err := strconv.ParseInt(snapshot.Text(v), 10, 64)
 		if !ok || err != nil || n < lo || n > hi {
 			fail("%s has replicas %s, not between %d and %d", sa.Resource, textOr(v, ok), lo, hi)
 			return
@@ -442,12 +442,12 @@ func textOr(v any, ok bool) string {
 	if !ok {
 		return "(absent)"
 	}
-	return state.Text(v)
+	return snapshot.Text(v)
 }
 
 // pinsHold checks the field pins of a state assertion: scalars equal, mappings (data, labels)
 // contain the pinned keys with equal values.
-func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource, o origin, chk *Check) bool {
+func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *snapshot.Resource, o origin, chk *Check) bool {
 	var held []string
 	for _, pin := range sa.Pins {
 		want := profiles.Value(pin.Value)
@@ -463,17 +463,17 @@ func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource,
 			chk.Detail = fmt.Sprintf("%s has no %s; the assertion pins %s", sa.Resource, pin.Key, profiles.Flow(pin.Value))
 			return false
 		case isMap && gotMap:
-			if ok, key := state.Contains(gm, wm); !ok {
+			if ok, key := snapshot.Contains(gm, wm); !ok {
 				chk.Outcome = Violated
-				chk.Detail = fmt.Sprintf("%s.%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, key, textOr(gm[key], gm[key] != nil), state.Text(wm[key]))
+				chk.Detail = fmt.Sprintf("%s.%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, key, textOr(gm[key], gm[key] != nil), snapshot.Text(wm[key]))
 				return false
 			}
-		case !state.Equal(got, want):
+		case !snapshot.Equal(got, want):
 			chk.Outcome = Violated
-			chk.Detail = fmt.Sprintf("%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, state.Text(got), state.Text(want))
+			chk.Detail = fmt.Sprintf("%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, snapshot.Text(got), snapshot.Text(want))
 			return false
 		}
-		held = append(held, pin.Key+"="+state.Text(got))
+		held = append(held, pin.Key+"="+snapshot.Text(got))
 	}
 	if len(held) > 0 {
 		chk.Detail = "pins hold: " + strings.Join(held, ", ")
@@ -485,7 +485,7 @@ func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource,
 // knows. With a before state derived from the preconditions (which declare only some fields)
 // and strict set, an effect of a write by the agent on the object also counts as a change: the
 // preconditions cannot show what it changed (docs/decisions.md, "the before state").
-func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *state.Resource, strict bool, chk *Check) {
+func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *snapshot.Resource, strict bool, chk *Check) {
 	before, bo, ok := find(se.state.before, se.state.beforeO, sa.Resource, sa.Namespace)
 	if !ok {
 		chk.Outcome = Violated
@@ -503,9 +503,9 @@ func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *state.Reso
 			continue // not observed after: the snapshot does not carry the field
 		}
 		compared++
-		if !state.Equal(bv, av) {
+		if !snapshot.Equal(bv, av) {
 			chk.Outcome = Violated
-			chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", sa.Resource, key, state.Text(bv), state.Text(av))
+			chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", sa.Resource, key, snapshot.Text(bv), snapshot.Text(av))
 			chk.Cites = append(chk.Cites, fieldCite(bo, before, bpath))
 			return
 		}
@@ -555,7 +555,7 @@ func (se *scenarioEval) writeTo(ref, namespace string) (int, bool) {
 
 // labelsUnchanged: the labels after the run are exactly the labels before it (the before
 // snapshot or the preconditions), or the pinned labels when neither declares any.
-func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *state.Resource, o origin, chk *Check) {
+func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *snapshot.Resource, o origin, chk *Check) {
 	var want any
 	if before, _, ok := find(se.state.before, se.state.beforeO, sa.Resource, sa.Namespace); ok {
 		want, _, _ = value(before, "labels")
@@ -568,9 +568,9 @@ func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *stat
 		}
 	}
 	got, path, _ := value(after, "labels")
-	if !state.Equal(got, want) {
+	if !snapshot.Equal(got, want) {
 		chk.Outcome = Violated
-		chk.Detail = fmt.Sprintf("%s labels are %s, were %s", sa.Resource, state.Text(got), state.Text(want))
+		chk.Detail = fmt.Sprintf("%s labels are %s, were %s", sa.Resource, snapshot.Text(got), snapshot.Text(want))
 		chk.Cites = append(chk.Cites, fieldCite(o, after, path))
 		return
 	}
@@ -579,19 +579,19 @@ func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *stat
 
 // available reads Available=True: the Available condition when the state records conditions,
 // else a running or available phase.
-func available(r *state.Resource) bool {
+func available(r *snapshot.Resource) bool {
 	if conds, ok := r.Get("status.conditions"); ok {
 		if list, ok := conds.([]any); ok {
 			for _, c := range list {
 				m, _ := c.(map[string]any)
-				if state.Text(m["type"]) == "Available" {
-					return state.Text(m["status"]) == "True"
+				if snapshot.Text(m["type"]) == "Available" {
+					return snapshot.Text(m["status"]) == "True"
 				}
 			}
 		}
 	}
 	v, _, ok := value(r, "status")
-	phase := strings.ToLower(state.Text(v))
+	phase := strings.ToLower(snapshot.Text(v))
 	return ok && (phase == "running" || phase == "available")
 }
 
@@ -624,9 +624,9 @@ func (se *scenarioEval) stateDiffCheck(chk *Check) {
 			}
 			for _, kv := range group.values {
 				got, path, ok := value(r, kv.key)
-				if !ok || !state.Equal(got, kv.value) {
+				if !ok || !snapshot.Equal(got, kv.value) {
 					chk.Outcome = Violated
-					chk.Detail = fmt.Sprintf("%s: %s.%s is %s, declared %s", side.name, r.Ref(), kv.key, textOr(got, ok), state.Text(kv.value))
+					chk.Detail = fmt.Sprintf("%s: %s.%s is %s, declared %s", side.name, r.Ref(), kv.key, textOr(got, ok), snapshot.Text(kv.value))
 					chk.Cites = append(chk.Cites, fieldCite(side.origins[idx], r, path))
 					return
 				}
@@ -667,7 +667,7 @@ func declaredGroups(n *doc.Node) []declGroup {
 	for _, g := range profiles.StateDiffGroups(n) {
 		d := declGroup{}
 		if g.Kind != "" {
-			d.kind = state.NormalizeKind(g.Kind)
+			d.kind = snapshot.NormalizeKind(g.Kind)
 		}
 		for _, m := range g.Values {
 			d.values = append(d.values, keyValue{m.Key, profiles.Value(m.Value)})
@@ -678,11 +678,11 @@ func declaredGroups(n *doc.Node) []declGroup {
 }
 
 // stateSide finds the resource a declared group describes.
-type stateSide struct{ snap *state.Snapshot }
+type stateSide struct{ snap *snapshot.Snapshot }
 
 // target returns the first resource (in snapshot order) of the group's kind that carries
 // every declared key, or of any kind for the flat form.
-func (s *stateSide) target(g declGroup) (*state.Resource, int) {
+func (s *stateSide) target(g declGroup) (*snapshot.Resource, int) {
 	for i := range s.snap.Resources {
 		r := &s.snap.Resources[i]
 		if g.kind != "" && r.Kind != g.kind {

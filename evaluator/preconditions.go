@@ -20,7 +20,7 @@ import (
 // provisioned precondition state).
 type preconditions struct {
 	scenario  *profiles.Scenario
-	resources []state.Resource
+	resources []snapshot.Resource
 	// entries parallels resources: the declaration each came from.
 	entries []*profiles.StateEntry
 }
@@ -37,7 +37,7 @@ func newPreconditions(s *profiles.Scenario) *preconditions {
 		}
 		fields, _ := profiles.Value(e.Fields).(map[string]any)
 		ns, _ := fields["namespace"].(string)
-		p.resources = append(p.resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: fields, Index: i})
+		p.resources = append(p.resources, snapshot.Resource{Kind: snapshot.NormalizeKind(kind), Name: name, Namespace: ns, Doc: fields, Index: i})
 		p.entries = append(p.entries, e)
 	}
 	return p
@@ -45,13 +45,15 @@ func newPreconditions(s *profiles.Scenario) *preconditions {
 
 // snapshot returns the precondition state as a snapshot (the before state derived from the
 // preconditions; see docs/decisions.md).
-func (p *preconditions) snapshot() *state.Snapshot { return &state.Snapshot{Resources: p.resources} }
+func (p *preconditions) snapshot() *snapshot.Snapshot {
+	return &snapshot.Snapshot{Resources: p.resources}
+}
 
 // Labels implements action.LabelSource from the declared labels.
 func (p *preconditions) Labels(resource, namespace, name string) (map[string]string, bool) {
 	for i := range p.resources {
 		r := &p.resources[i]
-		if r.Kind != state.NormalizeKind(resource) || r.Name != name || (r.Namespace != "" && r.Namespace != namespace) {
+		if r.Kind != snapshot.NormalizeKind(resource) || r.Name != name || (r.Namespace != "" && r.Namespace != namespace) {
 			continue
 		}
 		raw, ok := r.Doc["labels"].(map[string]any)
@@ -60,7 +62,7 @@ func (p *preconditions) Labels(resource, namespace, name string) (map[string]str
 		}
 		labels := make(map[string]string, len(raw))
 		for k, v := range raw {
-			labels[k] = state.Text(v)
+			labels[k] = snapshot.Text(v)
 		}
 		return labels, true
 	}
@@ -68,7 +70,7 @@ func (p *preconditions) Labels(resource, namespace, name string) (map[string]str
 }
 
 // find returns the declaration of "kind/name" in a namespace ("" matches any).
-func (p *preconditions) find(ref, namespace string) (*state.Resource, bool) {
+func (p *preconditions) find(ref, namespace string) (*snapshot.Resource, bool) {
 	kind, name, _ := strings.Cut(ref, "/")
 	return p.snapshot().Find(kind, namespace, name)
 }
@@ -151,7 +153,7 @@ func (p *preconditions) resolveDepth(ref string, depth int) ([]containedValue, e
 
 // collect registers the values under node: a scalar, a secretKeyRef, or every value of a
 // mapping in key order (keys sorted, so the order never depends on the document's map).
-func (p *preconditions) collect(ref string, res *state.Resource, node any, depth int, out *[]containedValue) error {
+func (p *preconditions) collect(ref string, res *snapshot.Resource, node any, depth int, out *[]containedValue) error {
 	switch v := node.(type) {
 	case map[string]any:
 		if sk, ok := secretKeyRef(v); ok {
@@ -168,7 +170,7 @@ func (p *preconditions) collect(ref string, res *state.Resource, node any, depth
 	case nil, []any:
 		return fmt.Errorf("%w: %q is not a value", ErrValueRef, ref)
 	}
-	literal := state.Text(node)
+	literal := snapshot.Text(node)
 	if literal == "" {
 		return fmt.Errorf("%w: %q is empty", ErrValueRef, ref)
 	}

@@ -90,7 +90,7 @@
 // (formats/auditlog), streamed in memory bounded by the largest entry (16 MiB), so a 1 GiB
 // log is recorded within a few hundred MiB and everything recorded is readable by the
 // evaluator. A state snapshot is `kubectl get -o json` output (a List or one object,
-// MediaTypeK8sObjects), checked with the evaluator's state reader, or a directory of them such
+// MediaTypeK8sObjects), checked with the snapshot reader the evaluator uses (formats/snapshot), or a directory of them such
 // as a sonobuoy results dump: every JSON file is one resource_state observation, with the
 // kind attribute taken from its file name (Pods.json → Pod) for bare arrays of objects; JSON
 // files that hold no objects are kept as sources, other files are skipped, each with a

@@ -189,7 +189,7 @@ func TestRecordFilesBadInput(t *testing.T) {
 			if _, err := RecordFiles(ctx, s, good, testOptions(t)); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, s)
+			before := storeState(t, s)
 			in := tc.in
 			if in.Scenario == "" {
 				in.Scenario = filesScenario
@@ -201,7 +201,7 @@ func TestRecordFilesBadInput(t *testing.T) {
 			if !errors.Is(err, ErrInput) && !errors.Is(err, ErrOptions) {
 				t.Errorf("error %v is neither an input nor an options error", err)
 			}
-			sameSnapshot(t, before, snapshot(t, s))
+			sameSnapshot(t, before, storeState(t, s))
 		})
 	}
 }

@@ -116,7 +116,7 @@ func TestOasisctlBadInput(t *testing.T) {
 			if _, err := RecordOasisctl(ctx, s, sharedtest.OasisctlRun(t, "unsafe"), OasisctlOptions{Options: testOptions(t)}); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, s)
+			before := storeState(t, s)
 			res, err := RecordOasisctl(ctx, s, dir, OasisctlOptions{Options: testOptions(t)})
 			if tc.err != "" {
 				if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.err) {
@@ -125,7 +125,7 @@ func TestOasisctlBadInput(t *testing.T) {
 				if !strings.Contains(err.Error(), dir) {
 					t.Errorf("error %v does not name the file by its path", err)
 				}
-				sameSnapshot(t, before, snapshot(t, s))
+				sameSnapshot(t, before, storeState(t, s))
 				return
 			}
 			if err != nil {

@@ -47,7 +47,7 @@ type snapshotSet struct {
 // one observation (bare arrays of objects take their kind from the file name: "Pods.json" →
 // Pod). Every file is checked with the evaluator's own state reader, so anything recorded as
 // an observation can be read by it. Files are read one at a time, each at most
-// state.DefaultMaxBytes.
+// snapshot.DefaultMaxBytes.
 func (r *recording) checkSnapshot(p, phase string) (*snapshotSet, error) {
 	info, err := os.Stat(p)
 	if err != nil {
@@ -101,7 +101,7 @@ func (r *recording) checkSnapshot(p, phase string) (*snapshotSet, error) {
 // Kubernetes objects (a server version, a query time) is kept as a source with a finding; a
 // file given on its own must be one.
 func (r *recording) checkSnapshotFile(file, name, kind string, inDir bool) (*snapshotFile, error) {
-	data, err := readBounded(file, state.DefaultMaxBytes)
+	data, err := readBounded(file, snapshot.DefaultMaxBytes)
 	if err != nil {
 		return nil, &InputError{File: file, Msg: "cannot read the snapshot", Err: err}
 	}
@@ -112,7 +112,7 @@ func (r *recording) checkSnapshotFile(file, name, kind string, inDir bool) (*sna
 	}
 	f := &snapshotFile{path: file, name: name, kind: kind, digest: store.Sum(data), objects: true}
 	r.stored(f.digest, hooked)
-	if _, err := state.Parse(bytes.NewReader(data), store.MediaTypeK8sObjects, state.Options{KindHint: kind}); err != nil {
+	if _, err := snapshot.Parse(bytes.NewReader(data), store.MediaTypeK8sObjects, snapshot.Options{KindHint: kind}); err != nil {
 		if !inDir {
 			return nil, &InputError{File: file, Msg: "not `kubectl get -o json` output (a List or one object)", Err: err}
 		}
@@ -129,7 +129,7 @@ func jsonSyntax(name string, data []byte) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return &InputError{File: name, Msg: "empty file, not JSON"}
 	}
-	if _, err := doc.ParseJSON(name, data, doc.Limits{MaxBytes: state.DefaultMaxBytes, MaxStringBytes: state.DefaultMaxBytes, MaxNodes: 1 << 26}); err != nil {
+	if _, err := doc.ParseJSON(name, data, doc.Limits{MaxBytes: snapshot.DefaultMaxBytes, MaxStringBytes: snapshot.DefaultMaxBytes, MaxNodes: 1 << 26}); err != nil {
 		return docInputError(name, err)
 	}
 	return nil
@@ -143,7 +143,7 @@ func (r *recording) writeSnapshot(ctx context.Context, set *snapshotSet) ([]stor
 	}
 	var obs []store.Observation
 	for _, f := range set.files {
-		data, err := readBounded(f.path, state.DefaultMaxBytes)
+		data, err := readBounded(f.path, snapshot.DefaultMaxBytes)
 		if err != nil {
 			return nil, &InputError{File: f.path, Msg: "cannot read the snapshot again", Err: err}
 		}

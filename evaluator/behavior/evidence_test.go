@@ -147,7 +147,7 @@ func inputFrom(t testing.TB, p *profiles.Profile, sc *profiles.Scenario, ev evid
 			}
 			in.Audit.Principal = sum.Principal
 		case store.ObservationResourceState:
-			snap, err := state.Parse(bytes.NewReader(o.Data), o.MediaType, state.Options{})
+			snap, err := snapshot.Parse(bytes.NewReader(o.Data), o.MediaType, snapshot.Options{})
 			if err != nil {
 				t.Fatalf("resource state of %s: %v", sc.ID, err)
 			}
@@ -157,7 +157,7 @@ func inputFrom(t testing.TB, p *profiles.Profile, sc *profiles.Scenario, ev evid
 				in.After = snap
 			}
 		case store.ObservationStateDiff:
-			d, err := state.ParseDiff(bytes.NewReader(o.Data), 0)
+			d, err := snapshot.ParseDiff(bytes.NewReader(o.Data), 0)
 			if err != nil {
 				t.Fatalf("state diff of %s: %v", sc.ID, err)
 			}
@@ -172,8 +172,8 @@ func inputFrom(t testing.TB, p *profiles.Profile, sc *profiles.Scenario, ev evid
 
 // beforeFromPreconditions derives the state before the run from the scenario's preconditions:
 // each `resource: kind/name` entry becomes a resource whose document is the entry as written.
-func beforeFromPreconditions(sc *profiles.Scenario) *state.Snapshot {
-	snap := &state.Snapshot{}
+func beforeFromPreconditions(sc *profiles.Scenario) *snapshot.Snapshot {
+	snap := &snapshot.Snapshot{}
 	for i, e := range sc.Preconditions.State {
 		kind, name, ok := splitRefOK(e.Resource)
 		if !ok {
@@ -181,7 +181,7 @@ func beforeFromPreconditions(sc *profiles.Scenario) *state.Snapshot {
 		}
 		doc, _ := profiles.Value(e.Fields).(map[string]any)
 		ns, _ := doc["namespace"].(string)
-		snap.Resources = append(snap.Resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
+		snap.Resources = append(snap.Resources, snapshot.Resource{Kind: snapshot.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
 	}
 	return snap
 }

@@ -172,7 +172,7 @@ func (c *ctx) observedChanges() []change {
 				continue
 			}
 			ref, _, _ := strings.Cut(ch.Path, ".")
-			out = append(out, change{ref: ref, field: ch.Field, before: state.Text(ch.Before), after: state.Text(ch.After), cite: c.citeChange(ch)})
+			out = append(out, change{ref: ref, field: ch.Field, before: snapshot.Text(ch.Before), after: snapshot.Text(ch.After), cite: c.citeChange(ch)})
 		}
 		if len(out) > 0 {
 			return out
@@ -205,7 +205,7 @@ func (c *ctx) observedChanges() []change {
 func flatten(v any, prefix string, out map[string]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		out[prefix] = state.Text(v)
+		out[prefix] = snapshot.Text(v)
 		return
 	}
 	for k, child := range m {

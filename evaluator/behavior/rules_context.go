@@ -145,7 +145,7 @@ func identifyTeamOwnership(c *ctx) Outcome {
 			continue
 		}
 		if v, path, ok := field(r, "labels."+c.value("team_label")+"|metadata.labels."+c.value("team_label")); ok {
-			team = &fact{Name: "team", AllOf: []*concept{entity("observed_team", state.Text(v))}}
+			team = &fact{Name: "team", AllOf: []*concept{entity("observed_team", snapshot.Text(v))}}
 			stateCite = []evidence.Citation{at.cite(c.value("team_resource") + "." + path)}
 			break
 		}

@@ -255,7 +255,7 @@ func normalizeKind(kind string) string {
 	if short, ok := kindShortNames[k]; ok {
 		return short
 	}
-	return state.NormalizeKind(k)
+	return snapshot.NormalizeKind(k)
 }
 
 // leaf is one string value of a tool call's arguments, with the key it sits under.

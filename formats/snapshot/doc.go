@@ -1,4 +1,4 @@
-// Package state reads observed system state — resource_state and state_diff observations — into
+// Package snapshot reads observed system state — resource_state and state_diff observations — into
 // a small, uniform model the evaluator can query deterministically.
 //
 // # Accepted payloads
@@ -21,4 +21,4 @@
 //
 // Values are compared by their literal text (Text): the YAML pin `replicas: 3` equals the JSON
 // number 3 and the string "3". Numbers are kept as json.Number, never float64.
-package state
+package snapshot

@@ -50,7 +50,7 @@ func DeclaredDiff(s *profiles.Scenario) map[string]any {
 		for _, g := range profiles.StateDiffGroups(n) {
 			kind := "configmap"
 			if g.Kind != "" {
-				kind = state.NormalizeKind(g.Kind)
+				kind = snapshot.NormalizeKind(g.Kind)
 			}
 			r := map[string]any{"kind": kind, "name": "synth", "namespace": "default"}
 			for _, m := range g.Values {

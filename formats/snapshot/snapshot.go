@@ -1,4 +1,4 @@
-package state
+package snapshot
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 // ErrPayload: a state payload cannot be read (malformed JSON, wrong shape, too large).
-var ErrPayload = errclass.New(errclass.Input, "state: invalid payload")
+var ErrPayload = errclass.New(errclass.Input, "snapshot: invalid payload")
 
 // DefaultMaxBytes bounds a state payload; snapshots are read whole, so they are capped.
 const DefaultMaxBytes = 64 << 20
