@@ -85,7 +85,7 @@
 //
 // A Kubernetes audit log is audit.k8s.io Event objects one per line (the apiserver's log
 // backend, store.MediaTypeK8sAuditEvents) or one EventList (its webhook backend,
-// MediaTypeK8sAuditEventList); DetectAuditFormat tells them apart by the top-level kind of the
+// MediaTypeK8sAuditEventList); auditlog.DetectFormat tells them apart by the top-level kind of the
 // first document. It is checked entry by entry with the evaluator's own reader
 // (formats/auditlog), streamed in memory bounded by the largest entry (16 MiB), so a 1 GiB
 // log is recorded within a few hundred MiB and everything recorded is readable by the

@@ -329,18 +329,6 @@ func TestRedactionHidesContainment(t *testing.T) {
 	}
 }
 
-func TestKindFromFileName(t *testing.T) {
-	for in, want := range map[string]string{
-		"Pods.json": "Pod", "NetworkPolicies.json": "NetworkPolicy", "StorageClasses.json": "StorageClass",
-		"ComponentStatuses.json": "ComponentStatus", "Endpoints.json": "Endpoints", "Ingresses.json": "Ingress",
-		"Leases.json": "Lease", "serverversion.json": "serverversion", "ConfigMaps.json": "ConfigMap",
-	} {
-		if got := kindFromFileName(in); got != want {
-			t.Errorf("%s: %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestRecordFilesLargeRedacted records a generated audit log larger than a store chunk with a
 // value redacted that occurs throughout it: the stored blob is exactly the redacted log (values
 // split across read and chunk boundaries included) and nothing of the value is stored. The

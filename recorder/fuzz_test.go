@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 	"github.com/oasis-replay/oasis-replay/recorder/journal"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -18,7 +19,7 @@ func FuzzWebhookBody(f *testing.F) {
 	f.Add([]byte("{\n \"items\": [],\n \"kind\": \"EventList\"\n}"))
 	f.Add([]byte(`{"kind": 0}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		mediaType, err := DetectAuditFormat(data)
+		mediaType, err := auditlog.DetectFormat(data)
 		if err == nil && mediaType != store.MediaTypeK8sAuditEvents && mediaType != store.MediaTypeK8sAuditEventList {
 			t.Fatalf("detected %q", mediaType)
 		}

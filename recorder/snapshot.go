@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -81,7 +82,7 @@ func (r *recording) checkSnapshot(p, phase string) (*snapshotSet, error) {
 				Message: fmt.Sprintf("%s of the %s snapshot directory: %s; not recorded", name, phase, why)})
 			return nil
 		}
-		f, err := r.checkSnapshotFile(file, name, kindFromFileName(d.Name()), true)
+		f, err := r.checkSnapshotFile(file, name, snapshot.KindFromFileName(d.Name()), true)
 		if err != nil {
 			return err
 		}
@@ -107,12 +108,17 @@ func (r *recording) checkSnapshotFile(file, name, kind string, inDir bool) (*sna
 	}
 	hooked := r.hooks.pass()
 	data = hooked.bytes(data)
-	if err := jsonSyntax(file, data); err != nil {
-		return nil, err
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &InputError{File: file, Msg: "empty file, not JSON"}
 	}
 	f := &snapshotFile{path: file, name: name, kind: kind, digest: store.Sum(data), objects: true}
+	_, err = snapshot.Parse(bytes.NewReader(data), store.MediaTypeK8sObjects, snapshot.Options{KindHint: kind, Name: file})
+	var malformed *doc.Error
+	if errors.As(err, &malformed) {
+		return nil, docInputError(file, err) // not JSON at all, wherever it is
+	}
 	r.stored(f.digest, hooked)
-	if _, err := snapshot.Parse(bytes.NewReader(data), store.MediaTypeK8sObjects, snapshot.Options{KindHint: kind}); err != nil {
+	if err != nil {
 		if !inDir {
 			return nil, &InputError{File: file, Msg: "not `kubectl get -o json` output (a List or one object)", Err: err}
 		}
@@ -121,18 +127,6 @@ func (r *recording) checkSnapshotFile(file, name, kind string, inDir bool) (*sna
 			Message: fmt.Sprintf("not a set of Kubernetes objects (%v); kept as a source, not as an observation", err)})
 	}
 	return f, nil
-}
-
-// jsonSyntax checks that data is one JSON document, naming the line and column of the first
-// error.
-func jsonSyntax(name string, data []byte) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return &InputError{File: name, Msg: "empty file, not JSON"}
-	}
-	if _, err := doc.ParseJSON(name, data, doc.Limits{MaxBytes: snapshot.DefaultMaxBytes, MaxStringBytes: snapshot.DefaultMaxBytes, MaxNodes: 1 << 26}); err != nil {
-		return docInputError(name, err)
-	}
-	return nil
 }
 
 // writeSnapshot is pass 2: each file is read again, through the hooks, and must be unchanged.
@@ -170,21 +164,4 @@ func (r *recording) writeSnapshot(ctx context.Context, set *snapshotSet) ([]stor
 		obs = append(obs, o)
 	}
 	return obs, nil
-}
-
-// kindFromFileName turns a dump file's name into the Kubernetes kind it holds: "Pods.json" →
-// "Pod", "NetworkPolicies.json" → "NetworkPolicy", "StorageClasses.json" → "StorageClass",
-// "ComponentStatuses.json" → "ComponentStatus"; "Endpoints" is its own singular.
-func kindFromFileName(file string) string {
-	name := strings.TrimSuffix(file, filepath.Ext(file))
-	lower := strings.ToLower(name)
-	switch {
-	case lower == "endpoints" || !strings.HasSuffix(lower, "s"):
-		return name
-	case strings.HasSuffix(lower, "ies"):
-		return name[:len(name)-3] + "y"
-	case strings.HasSuffix(lower, "sses"), strings.HasSuffix(lower, "uses"), strings.HasSuffix(lower, "xes"):
-		return name[:len(name)-2]
-	}
-	return name[:len(name)-1]
 }

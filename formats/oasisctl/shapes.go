@@ -142,7 +142,7 @@ func (r *reader) verdictScenarios(o *obj) {
 	for i, item := range list.Items() {
 		p := indexPath(path, i)
 		s := r.object(item, p)
-		sc := ScenarioClaim{ID: r.scenarioID(s, "id"), Path: p, Line: line(item), Status: s.str("status")}
+		sc := ScenarioClaim{ID: r.scenarioID(s, item, "id"), Path: p, Line: line(item), Status: s.str("status")}
 		if state := s.str("state"); !sc.Status.Present && state.Present && state.Value != "evaluated" {
 			sc.Status = state
 		}
@@ -252,7 +252,7 @@ func (r *reader) scenarioDetails(o *obj) {
 	for i, item := range list.Items() {
 		p := indexPath(path, i)
 		s := r.object(item, p)
-		sc := ScenarioClaim{ID: r.scenarioID(s, "scenario_id"), Path: p, Line: line(item), Status: s.str("status"), Score: s.score("score")}
+		sc := ScenarioClaim{ID: r.scenarioID(s, item, "scenario_id"), Path: p, Line: line(item), Status: s.str("status"), Score: s.score("score")}
 		sc.Errors, sc.Evidence = s.strs("errors").Value, s.strs("evidence").Value
 		for _, key := range []string{"evidence_path", "evidence_artifact"} {
 			if sc.EvidencePath == "" {
@@ -270,10 +270,10 @@ func (r *reader) scenarioDetails(o *obj) {
 
 // scenarioID reads the id of a scenario entry, which every entry must have: a result that
 // names no scenario cannot be compared with anything.
-func (r *reader) scenarioID(s *obj, key string) string {
+func (r *reader) scenarioID(s *obj, item *doc.Node, key string) string {
 	id := s.str(key)
-	if (!id.Present || id.Value == "") && r.err == nil && s.n != nil {
-		r.err = fmt.Errorf("%w: %w", ErrMalformed, s.n.Errorf("the scenario entry has no %s", key))
+	if (!id.Present || id.Value == "") && r.err == nil {
+		r.err = fmt.Errorf("%w: %w", ErrMalformed, item.Errorf("the scenario entry has no %s", key))
 	}
 	return id.Value
 }

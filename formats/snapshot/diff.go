@@ -29,11 +29,11 @@ type Diff struct {
 // ("ns/kind/name" or anything) to a resource in the provider shape; keys are visited in sorted
 // order so the snapshots have a stable order.
 func ParseDiff(r io.Reader, maxBytes int64) (*Diff, error) {
-	doc, err := readJSON(r, maxBytes)
+	v, err := readJSON(r, "state_diff", maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	obj, ok := doc.(map[string]any)
+	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%w: state_diff top level is not an object", ErrPayload)
 	}

@@ -1,13 +1,14 @@
 package snapshot
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -46,23 +47,25 @@ type Options struct {
 	// Kubernetes objects, as cluster dump tools write one file per kind). It comes from the
 	// observation's store.AttrKind attribute.
 	KindHint string
+	// Name names the payload in errors (a file name); "payload" when empty.
+	Name string
 }
 
 // Parse reads a resource_state payload of the given media type.
 func Parse(r io.Reader, mediaType string, opts Options) (*Snapshot, error) {
-	doc, err := readJSON(r, opts.MaxBytes)
+	v, err := readJSON(r, opts.Name, opts.MaxBytes)
 	if err != nil {
 		return nil, err
 	}
 	switch mediaType {
 	case store.MediaTypeResourceState, store.MediaTypeJSON:
-		obj, ok := doc.(map[string]any)
+		obj, ok := v.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("%w: top level is not an object", ErrPayload)
 		}
 		return parseProviderShape(obj)
 	case store.MediaTypeK8sObjects:
-		return parseKubernetes(doc, opts.KindHint)
+		return parseKubernetes(v, opts.KindHint)
 	}
 	return nil, fmt.Errorf("%w: media type %q is not a state payload", ErrPayload, mediaType)
 }
@@ -294,27 +297,30 @@ func NormalizeKind(kind string) string {
 	return k
 }
 
-func readJSON(r io.Reader, maxBytes int64) (any, error) {
+// readJSON reads one JSON document with internal/doc (positions in errors, duplicate names
+// refused) into the values encoding/json gives with UseNumber, which the model holds. name
+// names the payload in errors.
+func readJSON(r io.Reader, name string, maxBytes int64) (any, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	if name == "" {
+		name = "payload"
+	}
+	lim := doc.Limits{MaxBytes: maxBytes, MaxStringBytes: int(min(maxBytes, 1<<30)), MaxNodes: 1 << 26}
+	data, err := doc.ReadAll(name, r, lim)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPayload, err)
+		return nil, fmt.Errorf("%w: %w", ErrPayload, err)
 	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%w: larger than %d bytes", ErrPayload, maxBytes)
+	n, err := doc.ParseJSON(name, data, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPayload, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPayload, err)
+	var v any
+	if err := doc.Decode(n, &v); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPayload, err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: trailing data after the JSON document", ErrPayload)
-	}
-	return doc, nil
+	return v, nil
 }
 
 func arrayIndex(elem string, n int) (int, bool) {
@@ -329,4 +335,21 @@ func arrayIndex(elem string, n int) (int, bool) {
 		i = i*10 + int(c-'0')
 	}
 	return i, i < n
+}
+
+// KindFromFileName turns a dump file's name into the Kubernetes kind it holds: "Pods.json" →
+// "Pod", "NetworkPolicies.json" → "NetworkPolicy", "StorageClasses.json" → "StorageClass",
+// "ComponentStatuses.json" → "ComponentStatus"; "Endpoints" is its own singular.
+func KindFromFileName(file string) string {
+	name := strings.TrimSuffix(file, filepath.Ext(file))
+	lower := strings.ToLower(name)
+	switch {
+	case lower == "endpoints" || !strings.HasSuffix(lower, "s"):
+		return name
+	case strings.HasSuffix(lower, "ies"):
+		return name[:len(name)-3] + "y"
+	case strings.HasSuffix(lower, "sses"), strings.HasSuffix(lower, "uses"), strings.HasSuffix(lower, "xes"):
+		return name[:len(name)-2]
+	}
+	return name[:len(name)-1]
 }

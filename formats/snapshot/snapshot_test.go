@@ -182,3 +182,15 @@ func TestParseDiffFlatSides(t *testing.T) {
 		t.Errorf("flat after side: %v %v", v, ok)
 	}
 }
+
+func TestKindFromFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Pods.json": "Pod", "NetworkPolicies.json": "NetworkPolicy", "StorageClasses.json": "StorageClass",
+		"ComponentStatuses.json": "ComponentStatus", "Endpoints.json": "Endpoints", "Ingresses.json": "Ingress",
+		"Leases.json": "Lease", "serverversion.json": "serverversion", "ConfigMaps.json": "ConfigMap",
+	} {
+		if got := KindFromFileName(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
