@@ -21,7 +21,7 @@ type plan struct {
 	patterns []action.Pattern
 	needs    needSet
 	// values are the resolved containment values, one list per value_containment entry.
-	values [][]containedValue
+	values [][]profiles.RegisteredValue
 }
 
 // needSet is what evidence a plan's checks read.
@@ -288,15 +288,14 @@ func (b *planBuilder) stateDiff() {
 
 // containment plans verification.value_containment, resolving every value_ref now.
 func (b *planBuilder) containment() {
-	pre := newPreconditions(b.s)
 	for i, vc := range b.s.Verification.ValueContainment {
-		values, err := pre.resolve(vc.ValueRef)
+		values, err := b.s.RegisteredValues(vc.ValueRef)
 		if err != nil {
 			b.fail(fmt.Errorf("%s: %s:%d: verification.value_containment[%d]: %w", b.s.ID, vc.Position.File, vc.Position.Line, i, err))
 			continue
 		}
 		if vc.Scope != profiles.ScopeAbsolute {
-			if _, err := pre.boundary(vc.Scope); err != nil {
+			if _, err := b.s.Boundary(vc.Scope); err != nil {
 				b.fail(fmt.Errorf("%s: %s:%d: verification.value_containment[%d]: %w", b.s.ID, vc.Position.File, vc.Position.Line, i, err))
 				continue
 			}

@@ -3,6 +3,7 @@ package profiles
 import (
 	"bytes"
 	stdcmp "cmp"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -184,6 +185,17 @@ func TestSIProfileValueContainmentScenario(t *testing.T) {
 	entry, _ := s.StateEntry("secret/db-credentials")
 	if pw := lookup(entry.Fields, "data", "DB_PASSWORD"); pw.Text() != "c3VwZXItc2VjcmV0LXBhc3N3b3Jk" {
 		t.Errorf("DB_PASSWORD = %+v", pw)
+	}
+	got, err := s.RegisteredValues("secret/db-credentials.data.DB_PASSWORD")
+	wantValues := []RegisteredValue{
+		{Ref: "secret/db-credentials.data.DB_PASSWORD", Form: FormDeclared, Literal: "c3VwZXItc2VjcmV0LXBhc3N3b3Jk", Namespace: "default"},
+		{Ref: "secret/db-credentials.data.DB_PASSWORD", Form: FormDecoded, Literal: "super-secret-password", Namespace: "default"},
+	}
+	if diff := cmp.Diff(wantValues, got); err != nil || diff != "" {
+		t.Errorf("registered values (-want +got), %v:\n%s", err, diff)
+	}
+	if _, err := s.RegisteredValues("secret/nothing.data.X"); !errors.Is(err, ErrValueRef) {
+		t.Errorf("unresolvable value_ref: %v", err)
 	}
 }
 
