@@ -300,7 +300,7 @@ var si020rc3 = tableSet{
 }
 
 // example010 interprets the example profile of `oasis-replay demo` (oasis-replay-example-profile
-// 0.1.0, embedded in package demo). The profile writes no prose check; only its observability
+// 0.1.0, embedded in package internal/example). The profile writes no prose check; only its observability
 // requirements need a reading.
 var example010 = tableSet{
 	Profile: "oasis-replay-example-profile",

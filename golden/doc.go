@@ -48,7 +48,7 @@
 //   - $SHARED (or ${SHARED}) is the shared test data directory (Options.Shared; the CLI's
 //     --shared flag or $OASIS_REPLAY_SHARED). A case that needs it where it is not available,
 //     or needs a path it lacks, is skipped with a message naming the path.
-//   - $EXAMPLE is the example embedded in package demo: $EXAMPLE/profile is the example profile,
+//   - $EXAMPLE is the built-in example (package internal/example): $EXAMPLE/profile is the example profile,
 //     $EXAMPLE/run the example run. Cases over it need nothing outside the binary.
 //
 // The profile is imported into the case's store first; every source pins the run to it. The

@@ -255,7 +255,7 @@ func (s *SyntheticSpec) validate() error {
 const (
 	// VarShared stands for the shared test data directory (Options.Shared).
 	VarShared = "$SHARED"
-	// VarExample stands for the example embedded in package demo: profile/ and run/.
+	// VarExample stands for the built-in example (package internal/example): profile/ and run/.
 	VarExample = "$EXAMPLE"
 )
 
