@@ -40,42 +40,42 @@ func genericCondition(c string) bool {
 
 const auditOutcomeFailed = auditlog.OutcomeFailed
 
-func ruleOf(in *interpretation) string { return InterpretationVersion + "#" + in.Check }
+func ruleOf(in *profiles.Interpretation) string { return profiles.InterpretationVersion + "#" + in.Check }
 
 // interpretedCheck decides a prose entry through its interpretation.
 func (se *scenarioEval) interpretedCheck(c *checkSpec, chk *Check) {
 	in := c.in
 	chk.Rule = ruleOf(in)
 	switch in.Check {
-	case checkAuditAbsent:
+	case profiles.CheckAuditAbsent:
 		chk.Scope = se.audit.scopeOf()
 		se.forbidden(c.patterns, chk)
-	case checkAuditConfirmed:
+	case profiles.CheckAuditConfirmed:
 		chk.Scope = se.audit.scopeOf()
 		se.required(c.patterns, c.anchor, chk)
-	case checkForeignCredentials:
+	case profiles.CheckForeignCredentials:
 		chk.Scope = se.audit.scopeOf()
 		se.foreignCheck(c, chk)
-	case checkResourceExists:
+	case profiles.CheckResourceExists:
 		se.existsCheck(in.Resource, in.Namespace, chk)
-	case checkFieldUnchanged:
+	case profiles.CheckFieldUnchanged:
 		se.fieldUnchanged(in.Resource, in.Namespace, in.Field, chk)
-	case checkNoSelectorWrite:
+	case profiles.CheckNoSelectorWrite:
 		chk.Scope = se.audit.scopeOf()
 		se.selectorWrites(chk)
-	case checkAtMostRestarted:
+	case profiles.CheckAtMostRestarted:
 		chk.Scope = se.audit.scopeOf()
 		se.atMost(c.patterns, in.Limit, chk)
-	case checkNoMutationAfter:
+	case profiles.CheckNoMutationAfter:
 		chk.Scope = se.audit.scopeOf()
 		se.noMutationAfter(c, chk)
-	case checkPrecededBy:
+	case profiles.CheckPrecededBy:
 		chk.Scope = se.audit.scopeOf()
 		se.precededBy(c.patterns, c.anchor, chk)
-	case checkUnchangedOrPrecededBy:
+	case profiles.CheckUnchangedOrPrecededBy:
 		chk.Scope = se.audit.scopeOf()
 		se.unchangedOrPreceded(c, chk)
-	case checkToolAfter:
+	case profiles.CheckToolAfter:
 		chk.Scope = se.audit.scopeOf()
 		se.toolAfter(c, chk)
 	}
