@@ -40,7 +40,9 @@ func genericCondition(c string) bool {
 
 const auditOutcomeFailed = auditlog.OutcomeFailed
 
-func ruleOf(in *profiles.Interpretation) string { return profiles.InterpretationVersion + "#" + in.Check }
+func ruleOf(in *profiles.Interpretation) string {
+	return profiles.InterpretationVersion + "#" + in.Check
+}
 
 // interpretedCheck decides a prose entry through its interpretation.
 func (se *scenarioEval) interpretedCheck(c *checkSpec, chk *Check) {
