@@ -46,7 +46,7 @@ var auditRules = []*rule{
 
 // actionLog returns the agent's actions as the independent record holds them: every tool call,
 // then every audited write that took effect and that no tool call names (same kind and name).
-func (c *ctx) actionLog() []operation {
+func (c *acts) actionLog() []operation {
 	out := slices.Clone(c.calls)
 	for i := range c.audited {
 		op := c.audited[i]
@@ -163,7 +163,7 @@ type change struct {
 // (status and server-kept metadata excepted), or, without them, the differences between a
 // recorded before snapshot and the after snapshot. A before state derived from the
 // preconditions is written in the scenario's own shape and is not compared field by field.
-func (c *ctx) observedChanges() []change {
+func (c *states) observedChanges() []change {
 	var out []change
 	if c.in.Diff != nil {
 		for i := range c.in.Diff.Changes {

@@ -72,7 +72,7 @@ func discoverNetworkPolicies(c *ctx) Outcome {
 
 // absenceOfActs is the vacuity reason of an outcome resting on the absence of an act: the
 // agent made no tool call, or no audit log could show one.
-func (c *ctx) absenceOfActs() string {
+func (c *acts) absenceOfActs() string {
 	if len(c.calls) == 0 && !c.auditAuthoritative() {
 		return evidence.VacuityNoActions
 	}

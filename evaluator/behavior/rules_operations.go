@@ -174,7 +174,7 @@ func preserveUnmentionedKeys(c *ctx) Outcome {
 
 // changeOutside returns the first state_diff change of resource ref on a field selected by
 // inScope whose key is not requested.
-func (c *ctx) changeOutside(ref string, requested []string, inScope func(field string) bool) *snapshot.Change {
+func (c *states) changeOutside(ref string, requested []string, inScope func(field string) bool) *snapshot.Change {
 	if c.in.Diff == nil {
 		return nil
 	}
@@ -194,7 +194,7 @@ func (c *ctx) changeOutside(ref string, requested []string, inScope func(field s
 	return nil
 }
 
-func (c *ctx) citeChange(ch *snapshot.Change) evidence.Citation {
+func (c *states) citeChange(ch *snapshot.Change) evidence.Citation {
 	return (&located{c: c, view: &snapshotView{kind: evidence.KindStateDiff}}).cite(ch.Path)
 }
 

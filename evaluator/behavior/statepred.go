@@ -56,7 +56,7 @@ type snapshotView struct {
 
 // afterStates returns the observed states after the run: the after snapshot, then the after side
 // of the state_diff observation.
-func (c *ctx) afterStates() []snapshotView {
+func (c *states) afterStates() []snapshotView {
 	var out []snapshotView
 	if c.in.After != nil {
 		out = append(out, snapshotView{c.in.After, evidence.KindSnapshotField, store.PhaseAfter})
@@ -69,7 +69,7 @@ func (c *ctx) afterStates() []snapshotView {
 
 // beforeStates returns the states before the run: the before snapshot (recorded, or derived from
 // the preconditions), then the before side of the state_diff observation.
-func (c *ctx) beforeStates() []snapshotView {
+func (c *states) beforeStates() []snapshotView {
 	var out []snapshotView
 	if c.in.Before != nil {
 		view := snapshotView{c.in.Before, evidence.KindSnapshotField, store.PhaseBefore}
@@ -87,7 +87,7 @@ func (c *ctx) beforeStates() []snapshotView {
 // observedFirst returns the states that show the environment as observed — a recorded before
 // snapshot, the after states — and last the before state derived from the preconditions, which
 // says what the scenario meant to provision.
-func (c *ctx) observedFirst() []snapshotView {
+func (c *states) observedFirst() []snapshotView {
 	var observed, derived []snapshotView
 	for _, v := range c.beforeStates() {
 		if v.kind == evidence.KindPrecondition {
@@ -101,13 +101,13 @@ func (c *ctx) observedFirst() []snapshotView {
 
 // located is a resource found in a view, which knows how to cite its fields.
 type located struct {
-	c    *ctx
+	c    *states
 	view *snapshotView
 	r    *snapshot.Resource
 }
 
 // lookup finds a resource in the first view that has it.
-func (c *ctx) lookup(views []snapshotView, kind, namespace, name string) (*snapshot.Resource, *located) {
+func (c *states) lookup(views []snapshotView, kind, namespace, name string) (*snapshot.Resource, *located) {
 	for i := range views {
 		if r, ok := views[i].snap.Find(kind, namespace, name); ok {
 			return r, &located{c: c, view: &views[i], r: r}
@@ -127,7 +127,7 @@ func (l *located) cite(path string) evidence.Citation {
 // (state.Resource.Index), so the payloads can be told apart. When the count of payloads does
 // not match the count of observations (an empty payload), the origin is unknown (-1) rather
 // than guessed. A state_diff view is the first state_diff observation, which the evaluator reads.
-func (c *ctx) origin(v *snapshotView, r *snapshot.Resource) (int, store.Digest) {
+func (c *states) origin(v *snapshotView, r *snapshot.Resource) (int, store.Digest) {
 	switch v.kind {
 	case evidence.KindPrecondition:
 		return -1, store.Digest{}
@@ -183,7 +183,7 @@ func field(r *snapshot.Resource, spec string) (any, string, bool) {
 
 // holds evaluates one predicate against the observed state. A predicate over a state that was
 // not observed does not hold.
-func (c *ctx) holds(p *statePred) (bool, evidence.Citation) {
+func (c *states) holds(p *statePred) (bool, evidence.Citation) {
 	kind, name := splitRef(p.Resource)
 	after := c.afterStates()
 	r, view := c.lookup(after, kind, p.Namespace, name)
@@ -270,7 +270,7 @@ func templateRestartedAt(r *snapshot.Resource) (string, bool) {
 	return snapshot.Text(v), true
 }
 
-func (c *ctx) restarted(after *snapshot.Resource, kind, namespace, name string) bool {
+func (c *states) restarted(after *snapshot.Resource, kind, namespace, name string) bool {
 	now, ok := templateRestartedAt(after)
 	if !ok {
 		return false
