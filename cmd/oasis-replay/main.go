@@ -64,6 +64,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				EnvVars: []string{storeEnvVar},
 				Value:   defaultStoreDir(),
 			},
+			&cli.DurationFlag{
+				Name:    "lock-wait",
+				Usage:   "how long to wait for a store another process is using",
+				EnvVars: []string{lockWaitEnvVar},
+				Value:   defaultLockWait,
+			},
 		},
 		Commands:                  commands(),
 		HideHelpCommand:           true,

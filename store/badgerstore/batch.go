@@ -23,6 +23,8 @@ var errBatchDone = errors.New("badgerstore: write after the batch was finished")
 // compression go on.
 type batcher struct {
 	db       *badger.DB
+	space    *spaceGuard // admits every write before it is queued
+	dir      string
 	mu       sync.Mutex
 	wb       *badger.WriteBatch
 	pending  int
@@ -32,8 +34,8 @@ type batcher struct {
 	err      error
 }
 
-func newBatcher(db *badger.DB) *batcher {
-	return &batcher{db: db, wb: db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
+func newBatcher(s *Store) *batcher {
+	return &batcher{db: s.db, space: s.space, dir: s.dir, wb: s.db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
 }
 
 // set queues one write. The value must not be modified afterwards.
@@ -41,21 +43,27 @@ func (b *batcher) set(key, value []byte) error {
 	if err := b.failure(); err != nil {
 		return err
 	}
+	n := len(key) + len(value)
+	if err := b.space.admit(int64(n), true); err != nil {
+		return err
+	}
 	b.mu.Lock()
 	if b.wb == nil {
 		b.mu.Unlock()
+		b.space.done(int64(n))
 		return errBatchDone
 	}
 	if err := b.wb.Set(key, value); err != nil {
 		b.mu.Unlock()
-		return err
+		b.space.done(int64(n))
+		return noSpace(b.dir, err)
 	}
-	b.pending += len(key) + len(value)
+	b.pending += n
 	if b.pending < batchBytes {
 		b.mu.Unlock()
 		return nil
 	}
-	full := b.wb
+	full, admitted := b.wb, b.pending
 	b.wb, b.pending = b.db.NewWriteBatch(), 0
 	b.mu.Unlock()
 
@@ -65,6 +73,7 @@ func (b *batcher) set(key, value []byte) error {
 		defer b.wg.Done()
 		defer func() { <-b.inflight }()
 		b.record(full.Flush())
+		b.space.done(int64(admitted))
 	}()
 	return nil
 }
@@ -73,10 +82,11 @@ func (b *batcher) set(key, value []byte) error {
 // the writes are visible to readers and ordered before any later write.
 func (b *batcher) finish() error {
 	b.mu.Lock()
-	last := b.wb
-	b.wb = nil
+	last, admitted := b.wb, b.pending
+	b.wb, b.pending = nil, 0
 	b.mu.Unlock()
 	b.record(last.Flush())
+	b.space.done(int64(admitted))
 	b.wg.Wait()
 	return b.failure()
 }
@@ -88,7 +98,8 @@ func (b *batcher) cancel() {
 	b.mu.Lock()
 	if b.wb != nil {
 		b.wb.Cancel()
-		b.wb = nil
+		b.space.done(int64(b.pending))
+		b.wb, b.pending = nil, 0
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
@@ -99,7 +110,7 @@ func (b *batcher) record(err error) {
 		return
 	}
 	b.errMu.Lock()
-	b.err = errors.Join(b.err, err)
+	b.err = errors.Join(b.err, noSpace(b.dir, err))
 	b.errMu.Unlock()
 }
 

@@ -6,11 +6,49 @@
 //
 // Open creates a store in a missing or empty directory and refuses anything else that is not
 // a store: a file, a directory holding other files, or another program's Badger database
-// (ErrNotStore). Badger locks the directory, so a second process gets ErrLocked ("store DIR is
-// in use by another process"); several read-only openers may share it. A store whose writer
+// (ErrNotStore). The store locks its directory with flock(2), the lock Badger itself would take
+// (so builds that let Badger lock and this one exclude each other): one writer, or several
+// readers. An opener that finds the lock taken waits up to Options.LockWait, telling
+// Options.OnLockWait once, then fails with ErrLocked ("store DIR is in use by another process
+// (pid N)"); the writer's pid is in the file LOCK, for that message only. A store whose writer
 // crashed must be opened read-write once, to replay its log: a read-only open says so with
 // ErrNeedsRecovery. OpenInMemory gives a store that lives in memory, for tests and one-shot
 // verification. Badger's own log lines are discarded unless Options.Logf is set.
+//
+// A process killed while Badger creates a memtable log (.mem) or a value-log file (.vlog)
+// leaves it empty (Badger creates the file, then sets its length): Badger would then refuse
+// every later open, read-only with "truncate …: invalid argument". Such a file holds no entry;
+// Open removes it while it holds the lock exclusively (a read-only open takes the exclusive
+// lock for that moment), so no writer can be creating one.
+//
+// # Free space
+//
+// Badger writes every file through a writable memory map, created at its full length as a
+// sparse file: memtable logs (two 16 MiB memtables, each log mapped at 32 MiB), value-log
+// files (mapped at twice their 64 MiB), and each table it builds by a flush or a compaction.
+// When the file system cannot allocate a page of such a mapping the process gets SIGBUS and
+// dies, whatever it was doing; on tmpfs even reading the unwritten part of a log allocates.
+// Badger offers no way to write without the maps, so the store keeps the file system from
+// filling up under them (space.go):
+//
+//   - A read-write open measures the store's reserve: what Badger may write on its own after
+//     any write of the store, that is, flushing both memtables, compacting the whole LSM tree
+//     (a compaction writes its output before it deletes its input, so at most the tree's size),
+//     flushing the memtable logs a killed writer left, and 8 MiB for new log headers, the
+//     discard statistics and manifest rewrites. About 40 MiB for a store with a small tree. The
+//     open fails with ErrNoSpace unless the file system has the reserve free.
+//   - Every write (a batch of chunks, a record, a ref, a deletion) is admitted only if the free
+//     space, minus the writes admitted and not yet committed, stays above the reserve, plus a
+//     16 MiB margin for new content: a store refused for lack of space can still be opened
+//     read-write to replay its log or to collect garbage. A value-log compaction (Compact) needs
+//     room for half a value-log file, what it may copy.
+//   - A read-only open that would read a killed writer's memtable log needs 4 MiB free (the
+//     tmpfs case above).
+//
+// Refused writes leave nothing behind but what earlier writes left: content-addressed garbage
+// that store.GC removes. The check and the write are not atomic: another program filling the
+// same file system by more than the reserve in between can still raise SIGBUS. Where free space
+// cannot be measured (systems other than Linux) there is no guard.
 //
 // Badger is sized for a 2-core, small-memory machine (two 16 MiB memtables, no block cache, a
 // 16 MiB index cache, two compactors, one version per key) and its block compression is off:

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,7 +125,7 @@ func TestOpenInUseByAnotherProcess(t *testing.T) {
 	}
 	for _, readOnly := range []bool{false, true} {
 		_, err := Open(dir, Options{ReadOnly: readOnly})
-		want := "badgerstore: locked: store " + dir + " is in use by another process"
+		want := fmt.Sprintf("badgerstore: locked: store %s is in use by another process (pid %d)", dir, child.Process.Pid)
 		if !errors.Is(err, ErrLocked) || err.Error() != want {
 			t.Errorf("Open(ReadOnly: %v) while another process holds the store = %v, want %q", readOnly, err, want)
 		}

@@ -126,7 +126,7 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 		}
 	}
 	v := value()
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
+	if err := s.update(len(v)+1+len(d), true, func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
 		return fmt.Errorf("badgerstore: write %s: %w", d, err)
 	}
 	return nil
@@ -140,7 +140,7 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind byte, upgrade bool) (store.Digest, int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	p := &chunkPipeline{s: s, batch: newBatcher(s.db), jobs: make(chan chunkJob, s.opts.Workers)}
+	p := &chunkPipeline{s: s, batch: newBatcher(s), jobs: make(chan chunkJob, s.opts.Workers)}
 	var workers sync.WaitGroup
 	for range s.opts.Workers {
 		workers.Go(func() { p.work(ctx, cancel) })

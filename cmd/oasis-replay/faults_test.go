@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/oasis-replay/oasis-replay/internal/auditgen"
+)
+
+// program runs the oasis-replay command (this test binary, installed on $PATH by TestMain)
+// as a process of its own, so that a crash is a crash of that process, not of the test.
+func program(t *testing.T, storeDir string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command("oasis-replay", append([]string{"--store", storeDir}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ProcessState.Exited():
+		status = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("oasis-replay %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+	}
+	return status, out.String(), errOut.String()
+}
+
+// expectClean fails the test if the process crashed instead of returning an error: a SIGBUS
+// of Badger's memory-mapped files on a full file system shows up as "fatal error" and a stack.
+func expectClean(t *testing.T, stderr string) {
+	t.Helper()
+	for _, sign := range []string{"fatal error", "SIGBUS", "goroutine ", "panic", "internal error"} {
+		if strings.Contains(stderr, sign) {
+			t.Fatalf("the process crashed:\n%s", firstLines(stderr, 12))
+		}
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	return strings.Join(lines[:min(n, len(lines))], "")
+}
+
+// smallFS mounts a tmpfs of size bytes for the test, or skips the test where it cannot (not
+// root, no mount): the injected ENOSPC of the store's tests covers those platforms.
+func smallFS(t *testing.T, size int64) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small file system needs root; store/badgerstore's TestNoSpace injects a full one instead")
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+strconv.FormatInt(size, 10), "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		t.Skipf("cannot mount a tmpfs (%v: %s); store/badgerstore's TestNoSpace injects a full file system instead", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// fill writes a file into dir's file system so that about leave bytes stay free (all of them
+// when leave is 0: it writes until the file system refuses).
+func fill(t *testing.T, dir, name string, leave int64) {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(st.Bavail)*st.Bsize - leave
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	block := make([]byte, 1<<20)
+	for written := int64(0); leave == 0 || written < size; written += int64(len(block)) {
+		n := min(int64(len(block)), size-written)
+		if leave == 0 {
+			n = int64(len(block))
+		}
+		if _, err := f.Write(block[:n]); err != nil {
+			if leave == 0 && errors.Is(err, syscall.ENOSPC) {
+				return
+			}
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestFullFileSystem records into a store on a small file system until it is full, then runs
+// commands on it, full to the last byte, with and without a writer killed beforehand. Every
+// command must end with a clear error (exit status 2, "not enough free space", naming the
+// store) or work; none may crash. Once space is freed, the store opens, checks clean and still
+// holds the bundle sealed before.
+func TestFullFileSystem(t *testing.T) {
+	fsDir := smallFS(t, 128<<20)
+	st := filepath.Join(fsDir, "store")
+	if status, _, stderr := program(t, st, "demo"); status != exitOK {
+		t.Fatalf("demo: exit %d\n%s", status, stderr)
+	}
+	log := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := auditgen.Write(f, 1, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	recordLog := []string{"record", "files", "--profile-digest", "oasis-replay-example-profile@0.1.0",
+		"--scenario", "example.safety.nb.out-of-scope-restart-001", "--audit-log", log}
+
+	// Nearly full: the store needs about 40 MiB for itself and keeps 16 MiB more free; the
+	// log (5 MiB compressed) does not fit in what is left, and then not even the open does.
+	for i, leave := range []int64{58 << 20, 3 << 20} {
+		fill(t, fsDir, "filler-1."+strconv.Itoa(i), leave)
+		status, _, stderr := program(t, st, recordLog...)
+		expectClean(t, stderr)
+		if status != exitError || !strings.Contains(stderr, "not enough free space") || !strings.Contains(stderr, st) {
+			t.Fatalf("record with %d MiB free: exit %d, want 2 with a message naming the store\n%s", leave>>20, status, stderr)
+		}
+		expectCommandsWork(t, st)
+	}
+
+	// A writer killed mid-recording leaves a log to replay; then the file system fills up.
+	if err := os.Remove(filepath.Join(fsDir, "filler-1.1")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("oasis-replay", append([]string{"--store", st}, "record", "webhook", "--listen", "127.0.0.1:0",
+		"--profile-digest", "oasis-replay-example-profile@0.1.0", "--scenario", "example.safety.nb.out-of-scope-restart-001", "--idle", "1h")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Kill()
+	cmd.Wait()
+	fill(t, fsDir, "filler-2", 0)
+	for _, args := range [][]string{
+		{"bundle", "ls"}, {"store", "fsck"}, {"store", "stats"}, {"replay", "--no-store", "demo"},
+		{"store", "gc"}, {"profile", "ls"}, recordLog, {"replay", "demo"},
+	} {
+		status, _, stderr := program(t, st, args...)
+		expectClean(t, stderr)
+		if status != exitError || !strings.Contains(stderr, "not enough free space") {
+			t.Errorf("%s on a full file system after a killed writer: exit %d, want 2 saying there is not enough free space\n%s",
+				strings.Join(args, " "), status, stderr)
+		}
+	}
+
+	// Space comes back: everything works again and nothing sealed was lost.
+	for _, name := range []string{"filler-1.0", "filler-2"} {
+		if err := os.Remove(filepath.Join(fsDir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expectCommandsWork(t, st)
+	if status, _, stderr := program(t, st, "store", "gc"); status != exitOK {
+		t.Fatalf("store gc after freeing space: exit %d\n%s", status, stderr)
+	}
+	if status, stdout, stderr := program(t, st, "store", "fsck"); status != exitOK || !strings.Contains(stdout, "0 problems; garbage for store gc: 0 references, 0 orphan chunks") {
+		t.Fatalf("store fsck after gc: exit %d\n%s%s", status, stdout, stderr)
+	}
+}
+
+// expectCommandsWork runs the read-only commands on st: they must work and find the demo's
+// bundle complete, with no problem in the store.
+func expectCommandsWork(t *testing.T, st string) {
+	t.Helper()
+	status, stdout, stderr := program(t, st, "bundle", "ls")
+	expectClean(t, stderr)
+	if status != exitOK || !strings.Contains(stdout, "demo") {
+		t.Fatalf("bundle ls: exit %d\n%s%s", status, stdout, stderr)
+	}
+	status, stdout, stderr = program(t, st, "store", "fsck")
+	expectClean(t, stderr)
+	if status != exitOK || !strings.Contains(stdout, " 0 problems") {
+		t.Fatalf("store fsck: exit %d\n%s%s", status, stdout, stderr)
+	}
+	status, _, stderr = program(t, st, "replay", "--no-store", "demo")
+	expectClean(t, stderr)
+	if status != exitOK {
+		t.Fatalf("replay --no-store demo: exit %d\n%s", status, stderr)
+	}
+}
