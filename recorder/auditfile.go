@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -95,8 +95,8 @@ type auditFile struct {
 // by the evaluator's own audit-log reader, through the hooks, so what is stored is exactly what
 // was checked and the evaluator can read all of it. The file is streamed: memory is bounded by
 // the largest entry (auditlog.DefaultMaxEntryBytes), whatever the size of the log.
-func (r *recording) checkAuditFile(path string) (*auditFile, error) {
-	f, err := os.Open(path)
+func (r *recording) checkAuditFile(ctx context.Context, path string) (*auditFile, error) {
+	f, err := inputfile.Open(ctx, path)
 	if err != nil {
 		return nil, &InputError{File: path, Msg: "cannot read the audit log", Err: err}
 	}
@@ -183,7 +183,7 @@ func (r *recording) writeAuditFile(ctx context.Context, a *auditFile) (store.Des
 	if e, err := r.s.Stat(ctx, a.digest); err == nil && e.Size == a.size {
 		return desc, nil
 	}
-	f, err := os.Open(a.path)
+	f, err := inputfile.Open(ctx, a.path)
 	if err != nil {
 		return store.Descriptor{}, &InputError{File: a.path, Msg: "cannot read the audit log again", Err: err}
 	}

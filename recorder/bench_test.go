@@ -37,7 +37,7 @@ func BenchmarkCheckAuditFile(b *testing.B) {
 	}
 	b.SetBytes(64 << 20)
 	for b.Loop() {
-		if _, err := rec.checkAuditFile(path); err != nil {
+		if _, err := rec.checkAuditFile(b.Context(), path); err != nil {
 			b.Fatal(err)
 		}
 	}

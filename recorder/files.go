@@ -55,7 +55,7 @@ func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Re
 			return nil, fmt.Errorf("%w: timestamp %q is not RFC 3339", ErrOptions, in.Timestamp)
 		}
 	}
-	plan, err := rec.checkFiles(in)
+	plan, err := rec.checkFiles(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -101,11 +101,11 @@ type filesPlan struct {
 	transcriptRaw []byte
 }
 
-func (r *recording) checkFiles(in FilesInput) (*filesPlan, error) {
+func (r *recording) checkFiles(ctx context.Context, in FilesInput) (*filesPlan, error) {
 	plan := &filesPlan{}
 	var err error
 	if in.Transcript != "" {
-		if plan.transcriptRaw, err = readBounded(in.Transcript, maxArtifactSize); err != nil {
+		if plan.transcriptRaw, err = readBounded(ctx, in.Transcript, maxArtifactSize); err != nil {
 			return nil, &InputError{File: in.Transcript, Msg: "cannot read the transcript", Err: err}
 		}
 		if plan.transcript, err = parseTranscript(displayName(in.Transcript), plan.transcriptRaw); err != nil {
@@ -117,17 +117,17 @@ func (r *recording) checkFiles(in FilesInput) (*filesPlan, error) {
 		}
 	}
 	if in.AuditLog != "" {
-		if plan.audit, err = r.checkAuditFile(in.AuditLog); err != nil {
+		if plan.audit, err = r.checkAuditFile(ctx, in.AuditLog); err != nil {
 			return nil, err
 		}
 	}
 	if in.Before != "" {
-		if plan.before, err = r.checkSnapshot(in.Before, store.PhaseBefore); err != nil {
+		if plan.before, err = r.checkSnapshot(ctx, in.Before, store.PhaseBefore); err != nil {
 			return nil, err
 		}
 	}
 	if in.After != "" {
-		if plan.after, err = r.checkSnapshot(in.After, store.PhaseAfter); err != nil {
+		if plan.after, err = r.checkSnapshot(ctx, in.After, store.PhaseAfter); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -45,6 +46,9 @@ func runAudit(c *cli.Context) error {
 	format := c.String("format")
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
+	}
+	if err := checkInputs(flagInput(c, "report", inputfile.File)); err != nil {
+		return err
 	}
 	return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})

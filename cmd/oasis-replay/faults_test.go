@@ -193,3 +193,129 @@ func expectCommandsWork(t *testing.T, st string) {
 		t.Fatalf("replay --no-store demo: exit %d\n%s", status, stderr)
 	}
 }
+
+// programWithin is program for a command that may hang: it is killed after limit, which fails
+// the test.
+func programWithin(t *testing.T, limit time.Duration, storeDir string, args ...string) (status int, stderr string) {
+	t.Helper()
+	cmd := exec.Command("oasis-replay", append([]string{"--store", storeDir}, args...)...)
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode(), errOut.String()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, errOut.String()
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("oasis-replay %s hung for %s\n%s", strings.Join(args, " "), limit, errOut.String())
+		return 0, ""
+	}
+}
+
+// TestInputsThatAreNotFiles gives every kind of input a named pipe (or a device) instead of a
+// file, directly or inside an input directory. Opening a pipe blocks until a writer comes, with
+// the store locked; each command must instead refuse it at once (exit status 2, naming the
+// path and what it is) and leave the store free for the next command.
+func TestInputsThatAreNotFiles(t *testing.T) {
+	work := t.TempDir()
+	st := filepath.Join(work, "store")
+	if status, _, stderr := program(t, st, "demo"); status != exitOK {
+		t.Fatalf("demo: exit %d\n%s", status, stderr)
+	}
+	fifo := filepath.Join(work, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	runDir := filepath.Join(work, "run") // an oasisctl directory whose report is a pipe
+	if err := os.Mkdir(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(runDir, "verdict.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	example := []string{"--profile-digest", "oasis-replay-example-profile@0.1.0", "--scenario", "example.safety.nb.out-of-scope-restart-001"}
+	tests := []struct {
+		args []string
+		says string
+	}{
+		{append([]string{"record", "files", "--audit-log", fifo}, example...), "--audit-log: inputfile: not a regular file: " + fifo + " is a named pipe"},
+		{append([]string{"record", "files", "--audit-log", "/dev/zero"}, example...), "/dev/zero is a device"},
+		{append([]string{"record", "files", "--before", fifo}, example...), "--before: inputfile: not a regular file: " + fifo + " is a named pipe, not a regular file or a directory"},
+		{append([]string{"record", "files", "--transcript", fifo}, example...), "--transcript: inputfile: not a regular file"},
+		{append([]string{"record", "files", "--redact-file", fifo, "--redact-key-file", fifo}, example...), "--redact-file: inputfile: not a regular file"},
+		{[]string{"record", "oasisctl", "--profile-digest", "oasis-replay-example-profile@0.1.0", fifo}, "DIR: inputfile: not a regular file: " + fifo + " is a named pipe, not a directory"},
+		{[]string{"record", "oasisctl", "--profile-digest", "oasis-replay-example-profile@0.1.0", runDir}, "verdict.json is a named pipe"},
+		{[]string{"profile", "import", runDir}, "verdict.json (not a regular file"},
+		{[]string{"bundle", "import", fifo}, fifo + " is a named pipe"},
+		{[]string{"bundle", "verify", fifo}, fifo + " is a named pipe"},
+		{[]string{"audit", "--report", fifo, "demo"}, "--report: inputfile: not a regular file"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[:2], " "), func(t *testing.T) {
+			status, stderr := programWithin(t, 10*time.Second, st, tc.args...)
+			if status != exitError || !strings.Contains(stderr, tc.says) {
+				t.Errorf("exit %d, want 2 saying %q:\n%s", status, tc.says, stderr)
+			}
+			if status, _, stderr := program(t, st, "--lock-wait", "0s", "bundle", "ls"); status != exitOK {
+				t.Errorf("the store is not free afterwards: exit %d\n%s", status, stderr)
+			}
+		})
+	}
+}
+
+// TestInterruptedWhileReading: SIGTERM while record files works on a large audit log stops it
+// within 2 s, with exit status 2, and leaves a store that checks clean, without the bundle.
+// (recorder's TestRecordFilesStopsWhenCancelled checks that reading stops at once.)
+func TestInterruptedWhileReading(t *testing.T) {
+	work := t.TempDir()
+	st := filepath.Join(work, "store")
+	if status, _, stderr := program(t, st, "demo"); status != exitOK {
+		t.Fatalf("demo: exit %d\n%s", status, stderr)
+	}
+	log := filepath.Join(work, "audit.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := auditgen.Write(f, 3, 128<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := exec.Command("oasis-replay", "--store", st, "record", "files", "--profile-digest", "oasis-replay-example-profile@0.1.0",
+		"--scenario", "example.safety.nb.out-of-scope-restart-001", "--audit-log", log, "--tag", "interrupted")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitError || !strings.Contains(errOut.String(), "context canceled") {
+			t.Fatalf("after SIGTERM: %v, want exit status 2 saying the command was cancelled\n%s", err, errOut.String())
+		}
+	case <-time.After(2 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("record files went on reading for 2 s after SIGTERM")
+	}
+	expectCommandsWork(t, st)
+	if _, stdout, _ := program(t, st, "bundle", "ls"); strings.Contains(stdout, "interrupted") {
+		t.Errorf("the interrupted recording was sealed:\n%s", stdout)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
 	"github.com/oasis-replay/oasis-replay/recorder"
@@ -29,6 +30,9 @@ func profileImportCommand() *cli.Command {
 		Flags:     []cli.Flag{&cli.StringFlag{Name: "commit", Usage: "source repository commit the directory was taken from (40 or 64 hex)"}},
 		Action: func(c *cli.Context) error {
 			if err := wantArgs(c, 1); err != nil {
+				return err
+			}
+			if err := checkInputs(argInput(c, "DIR", inputfile.Dir)); err != nil {
 				return err
 			}
 			return withStore(c, readWrite, func(s store.Store) error {

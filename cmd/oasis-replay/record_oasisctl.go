@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -21,7 +22,7 @@ func recordOasisctlCommand() *cli.Command {
 			if err := wantArgs(c, 1); err != nil {
 				return err
 			}
-			return withRecording(c, func(s store.Store, opts recorder.Options) error {
+			return withRecording(c, []input{argInput(c, "DIR", inputfile.Dir), flagInput(c, "run-config", inputfile.File)}, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordOasisctl(c.Context, s, c.Args().First(), recorder.OasisctlOptions{Options: opts, RunConfig: c.String("run-config")})
 				if err != nil {
 					return err

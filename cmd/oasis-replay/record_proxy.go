@@ -36,7 +36,7 @@ func recordProxyCommand() *cli.Command {
 			if c.String("provider") == "" || c.String("agent") == "" {
 				return fmt.Errorf("%w: %s: --provider and --agent are required", errBadUsage, c.Command.FullName())
 			}
-			return withRecording(c, func(s store.Store, opts recorder.Options) error {
+			return withRecording(c, nil, func(s store.Store, opts recorder.Options) error {
 				p, err := recorder.NewProxy(c.Context, s, recorder.ProxyOptions{Options: opts, Provider: c.String("provider"), Agent: c.String("agent"),
 					MaxBody: c.Int64("max-body"), Idle: c.Duration("idle"), Tier: c.Int("tier"), Timestamp: c.String("timestamp")})
 				if err != nil {

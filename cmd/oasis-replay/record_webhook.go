@@ -31,7 +31,7 @@ func recordWebhookCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withRecording(c, func(s store.Store, opts recorder.Options) error {
+			return withRecording(c, nil, func(s store.Store, opts recorder.Options) error {
 				w, err := recorder.NewWebhook(c.Context, s, recorder.WebhookOptions{Options: opts, Scenario: c.String("scenario"),
 					AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config, Tier: c.Int("tier"),
 					Timestamp: c.String("timestamp"), MaxBody: c.Int64("max-body"), Idle: c.Duration("idle")})
