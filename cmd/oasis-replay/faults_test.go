@@ -168,7 +168,7 @@ func TestFullFileSystem(t *testing.T) {
 	if status, _, stderr := program(t, st, "store", "gc"); status != exitOK {
 		t.Fatalf("store gc after freeing space: exit %d\n%s", status, stderr)
 	}
-	if status, stdout, stderr := program(t, st, "store", "fsck"); status != exitOK || !strings.Contains(stdout, "0 problems; garbage for store gc: 0 references, 0 orphan chunks") {
+	if status, stdout, stderr := program(t, st, "store", "fsck"); status != exitOK || !strings.Contains(stdout, "0 problems; garbage for store gc: 0 entries") {
 		t.Fatalf("store fsck after gc: exit %d\n%s%s", status, stdout, stderr)
 	}
 }
