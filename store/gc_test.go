@@ -297,7 +297,9 @@ func TestCheckAndGCAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			same := func(a, b store.Entry) bool { return a.Digest == b.Digest && a.Chunk == b.Chunk && a.StoredSize == b.StoredSize }
+			same := func(a, b store.Entry) bool {
+				return a.Digest == b.Digest && a.Chunk == b.Chunk && a.StoredSize == b.StoredSize
+			}
 			if !slices.EqualFunc(checked, gc.Removed, same) {
 				t.Errorf("check called %d entries garbage, gc removed %d:\ncheck %v\ngc    %v", len(checked), len(gc.Removed), checked, gc.Removed)
 			}
