@@ -12,7 +12,7 @@ import (
 type BundleInfo struct {
 	Digest   Digest
 	Tags     []string // sorted
-	Manifest *RunManifest
+	Manifest Manifest
 }
 
 // ListBundles returns every sealed bundle, in digest order, with its tags and manifest.
@@ -27,7 +27,7 @@ func ListBundles(ctx context.Context, s Store) ([]BundleInfo, error) {
 	}
 	infos := make([]BundleInfo, 0, len(sealed))
 	for _, d := range sealed {
-		m, err := LoadManifest(ctx, s, d)
+		m, err := LoadBundleManifest(ctx, s, d)
 		if err != nil {
 			return nil, err
 		}
@@ -45,17 +45,18 @@ func BundleTags(ctx context.Context, s Store, d Digest) ([]string, error) {
 	return tags[d], nil
 }
 
-// LoadManifest reads and decodes the run manifest of bundle d.
-func LoadManifest(ctx context.Context, s Store, d Digest) (*RunManifest, error) {
-	b, err := s.GetObject(ctx, d)
+// LoadManifest reads and decodes the manifest of bundle d, an OASIS run. A bundle of another
+// kind of evaluation is ErrWrongEvaluation naming its kind.
+func LoadManifest(ctx context.Context, s ObjectGetter, d Digest) (*RunManifest, error) {
+	m, err := LoadBundleManifest(ctx, s, d)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", d, err)
+		return nil, err
 	}
-	m, err := DecodeManifest(b)
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", d, err)
+	run, ok := m.(*RunManifest)
+	if !ok {
+		return nil, fmt.Errorf("%w: bundle %s is a %s bundle, not an OASIS run", ErrWrongEvaluation, d, m.Summary().Evaluation)
 	}
-	return m, nil
+	return run, nil
 }
 
 func tagsByDigest(ctx context.Context, s Store) (map[Digest][]string, error) {

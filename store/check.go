@@ -422,12 +422,25 @@ func problemOf(d Digest, err error) Problem {
 	return Problem{Digest: d, Kind: kind, Message: err.Error()}
 }
 
-// refKinds is the object kind each digest namespace of refs must point at.
-var refKinds = map[string]Kind{
-	RefBundlePrefix:  KindRunManifest,
-	RefTagPrefix:     KindRunManifest,
-	RefProfilePrefix: KindProfileTree,
-	RefReceiptPrefix: KindReceipt,
+// refTargetProblem says what is wrong when a ref of namespace ns points at an object of kind k,
+// or "" when that is right (or the namespace sets no rule): bundles and tags name bundle
+// manifests of any kind, profiles name profile trees, receipts name receipts.
+func refTargetProblem(ns string, k Kind) string {
+	switch ns {
+	case RefBundlePrefix, RefTagPrefix:
+		if !IsManifestKind(k) {
+			return "a bundle manifest"
+		}
+	case RefProfilePrefix:
+		if k != KindProfileTree {
+			return "a " + string(KindProfileTree)
+		}
+	case RefReceiptPrefix:
+		if k != KindReceipt {
+			return "a " + string(KindReceipt)
+		}
+	}
+	return ""
 }
 
 // checkRefs checks that every ref points at present content of the right kind, and that refs
@@ -450,8 +463,8 @@ func (c *checker) checkRefs(ctx context.Context) error {
 			c.add(Problem{Ref: r.Name, Kind: ProblemMissingReference, Message: fmt.Sprintf("points at %s, which is not in the store", r.Digest)})
 			continue
 		}
-		if want, ok := refKinds[refNamespace(r.Name)]; ok && target.Kind != want {
-			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: fmt.Sprintf("points at %s, a %s rather than a %s", r.Digest, kindName(target.Kind), want)})
+		if want := refTargetProblem(refNamespace(r.Name), target.Kind); want != "" {
+			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: fmt.Sprintf("points at %s, a %s rather than %s", r.Digest, kindName(target.Kind), want)})
 		}
 	}
 	return nil

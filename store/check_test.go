@@ -116,7 +116,7 @@ func TestCheck(t *testing.T) {
 				s.setRef(t, store.BundleRefName(d), d)
 				return store.Digest{}
 			},
-			want: []want{{kind: store.ProblemBadRef, ref: "bundles/", mention: "a raw blob rather than a run-manifest"}},
+			want: []want{{kind: store.ProblemBadRef, ref: "bundles/", mention: "a raw blob rather than a bundle manifest"}},
 		},
 		{
 			name: "bundle ref named after another digest",

@@ -9,13 +9,25 @@
 // A blob is raw evidence kept byte-exact: an audit-log segment, a snapshot, a profile file. It is
 // never parsed and re-encoded before hashing.
 //
-// A structured object (scenario evidence, run manifest, profile tree, verdict, receipt) is a typed
+// A structured object (scenario evidence, a manifest, profile tree, verdict, receipt) is a typed
 // Go value written by the one canonical JSON encoder, Marshal, whose output is a fixed point of RFC
 // 8785. Every object opens with a Header naming its kind and schema version; Decode refuses kinds
 // and versions this build does not know.
 //
-// A run manifest's digest is the bundle id. A bundle is sealed when the ref "bundles/<hex>" points
-// at it; that ref is written only after the manifest and everything it reaches are durable.
+// A bundle's root is a manifest (Manifest): an OASIS run manifest (RunManifest), or the manifest
+// of another kind of evaluation (a Kensa run, an Eval Library run). Its digest is the bundle id.
+// Every manifest pins the profile tree that defines its evaluation (Manifest.Definition) and
+// summarises itself for listings. A bundle is sealed when the ref "bundles/<hex>" points at it;
+// that ref is written only after the manifest and everything it reaches are durable.
+//
+// # Kinds
+//
+// Every kind of structured object is registered once, next to its type (registerKind in
+// kinds.go): its media type, how to decode it, whether it is a bundle manifest, and its code, a
+// small number that stores keeping kinds as a byte write to disk (never renumbered or reused;
+// codes 1–15 belong to OASIS and the shared kinds, 16–31 to Kensa, 32–47 to the Eval Library).
+// Decode, ReferencesOf, Check, GC, archives and listings all read the registry, so a new kind
+// of evidence is one registration and one type.
 //
 // Refs are mutable names kept apart from immutable content; see the Ref*Prefix constants.
 //
@@ -31,7 +43,7 @@
 //
 // # Sealing and resolving
 //
-// Seal turns a run manifest into a bundle: it checks that the manifest's whole closure is in
+// Seal turns a manifest of any registered manifest kind into a bundle: it checks that the manifest's whole closure is in
 // the store, stores the manifest, syncs, and writes the bundle ref last, so the ref means
 // "complete and durable". Resolve turns a BUNDLE argument of the CLI (a digest, a unique digest
 // prefix of at least four hex characters, or a tag) into a sealed bundle's digest, reporting

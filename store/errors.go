@@ -27,4 +27,7 @@ var (
 	ErrTooLarge = errors.New("store: too large")
 	// ErrInvalidRef: a ref or tag name breaks the naming rules.
 	ErrInvalidRef = errors.New("store: invalid ref name")
+	// ErrWrongEvaluation: a bundle holds another kind of evaluation than the caller reads
+	// (a Kensa run given where an OASIS run is expected).
+	ErrWrongEvaluation = errors.New("store: bundle of another kind of evaluation")
 )

@@ -27,6 +27,9 @@ type Header struct {
 	SchemaVersion int  `json:"schema_version"`
 }
 
+// SetHeader lets Encode stamp the header of any object type that embeds Header.
+func (h *Header) SetHeader(n Header) { *h = n }
+
 // Media types of blobs and objects. Object media types double as OCI descriptor media types in
 // exported archives; blob media types tell the evaluator how to read observation data.
 const (

@@ -16,27 +16,13 @@ type Object interface {
 	References() []Descriptor
 }
 
-// MediaTypeOf returns the media type of a structured object kind.
-func MediaTypeOf(k Kind) string {
-	switch k {
-	case KindScenarioEvidence:
-		return MediaTypeScenarioEvidence
-	case KindRunManifest:
-		return MediaTypeRunManifest
-	case KindProfileTree:
-		return MediaTypeProfileTree
-	case KindVerdict:
-		return MediaTypeVerdict
-	case KindReceipt:
-		return MediaTypeReceipt
-	}
-	return ""
-}
+// MediaTypeOf returns the media type of a structured object kind, or "" for an unknown kind.
+func MediaTypeOf(k Kind) string { return kinds[k].mediaType }
 
 // KindOfMediaType is the inverse of MediaTypeOf; ok is false for blob media types.
 func KindOfMediaType(mediaType string) (k Kind, ok bool) {
-	for _, k := range []Kind{KindScenarioEvidence, KindRunManifest, KindProfileTree, KindVerdict, KindReceipt} {
-		if MediaTypeOf(k) == mediaType {
+	for k, info := range kinds {
+		if info.mediaType == mediaType {
 			return k, true
 		}
 	}
@@ -60,18 +46,8 @@ func Encode(obj Object) ([]byte, Descriptor, error) {
 }
 
 func stampHeader(obj Object) {
-	h := Header{Kind: obj.ObjectKind(), SchemaVersion: SchemaVersion}
-	switch o := obj.(type) {
-	case *ScenarioEvidence:
-		o.Header = h
-	case *RunManifest:
-		o.Header = h
-	case *ProfileTree:
-		o.Header = h
-	case *Receipt:
-		o.Header = h
-	case interface{ SetHeader(Header) }:
-		o.SetHeader(h)
+	if o, ok := obj.(interface{ SetHeader(Header) }); ok {
+		o.SetHeader(Header{Kind: obj.ObjectKind(), SchemaVersion: SchemaVersion})
 	}
 }
 
@@ -145,19 +121,11 @@ func ReferencesOf(b []byte) (Kind, []Descriptor, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	var obj Object
-	switch h.Kind {
-	case KindScenarioEvidence:
-		obj = new(ScenarioEvidence)
-	case KindRunManifest:
-		obj = new(RunManifest)
-	case KindProfileTree:
-		obj = new(ProfileTree)
-	case KindReceipt:
-		obj = new(Receipt)
-	case KindVerdict:
-		return h.Kind, nil, nil
+	info := kinds[h.Kind]
+	if info.decode == nil {
+		return h.Kind, nil, nil // a leaf kind decoded above the store
 	}
+	obj := info.decode()
 	if err := Decode(b, obj); err != nil {
 		return h.Kind, nil, err
 	}

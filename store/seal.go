@@ -23,7 +23,10 @@ type Sealer interface {
 // bundle or a complete one. Sealing a sealed bundle again only adds the tags.
 //
 // Tags are checked before anything is written. A tag that names another bundle is moved.
-func Seal(ctx context.Context, s Sealer, m *RunManifest, tags ...string) (Digest, error) {
+func Seal(ctx context.Context, s Sealer, m Manifest, tags ...string) (Digest, error) {
+	if !IsManifestKind(m.ObjectKind()) {
+		return Digest{}, fmt.Errorf("store: seal: %w: a %s is not a bundle manifest", ErrInvalidObject, m.ObjectKind())
+	}
 	tagRefs := make([]string, len(tags))
 	for i, t := range tags {
 		name, err := TagRefName(t)
@@ -37,7 +40,7 @@ func Seal(ctx context.Context, s Sealer, m *RunManifest, tags ...string) (Digest
 		return Digest{}, fmt.Errorf("store: seal: %w", err)
 	}
 	w := newGraphWalk(s, false)
-	referrer := fmt.Sprintf("%s (%s being sealed)", desc.Digest, KindRunManifest)
+	referrer := fmt.Sprintf("%s (%s being sealed)", desc.Digest, m.ObjectKind())
 	for _, ref := range m.References() {
 		if err := w.walk(ctx, edge{referrer: referrer, desc: ref}); err != nil {
 			return Digest{}, fmt.Errorf("store: seal: %w", err)

@@ -118,6 +118,9 @@ func statCategory(e Entry) string {
 }
 
 func statOrder() []string {
-	return []string{statBlob, statChunkedBlob, statChunk, string(KindRunManifest), string(KindScenarioEvidence),
-		string(KindProfileTree), string(KindVerdict), string(KindReceipt)}
+	order := []string{statBlob, statChunkedBlob, statChunk}
+	for _, k := range Kinds() {
+		order = append(order, string(k))
+	}
+	return order
 }

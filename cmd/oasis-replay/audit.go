@@ -51,6 +51,16 @@ func runAudit(c *cli.Context) error {
 		return err
 	}
 	return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
+		other, m, err := otherEvaluation(c, s, d)
+		if err != nil {
+			return err
+		}
+		if other != nil && other.audit == nil {
+			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
+		}
+		if other != nil {
+			return other.audit(c, s, d, m)
+		}
 		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
 		if err != nil {
 			return err

@@ -27,10 +27,10 @@ func bundleLsCommand() *cli.Command {
 					return writeCanonical(c.App.Writer, bundleListJSON(infos))
 				}
 				for _, b := range infos {
-					m := b.Manifest
-					fmt.Fprintf(c.App.Writer, "%s  %s %s  %s %s  %d scenarios  %s\n",
-						b.Digest.Short(), m.Profile.ID, m.Profile.Version, m.Agent.Name, m.Agent.Version,
-						len(m.Scenarios), strings.Join(b.Tags, ","))
+					sum := b.Manifest.Summary()
+					fmt.Fprintf(c.App.Writer, "%s  %s  %s %s  %d %s  %s\n",
+						b.Digest.Short(), sum.Subject, sum.Agent.Name, sum.Agent.Version,
+						sum.Units, sum.UnitName, strings.Join(b.Tags, ","))
 				}
 				return nil
 			})
@@ -38,22 +38,24 @@ func bundleLsCommand() *cli.Command {
 	}
 }
 
+// bundleListEntry is one bundle in `bundle ls --json`: its summary, and for an OASIS run the
+// profile it pins and its scenario count.
 type bundleListEntry struct {
-	Digest    store.Digest        `json:"digest"`
-	Tags      []string            `json:"tags"`
-	Profile   store.ProfileRef    `json:"profile"`
-	Agent     store.AgentIdentity `json:"agent"`
-	Scenarios int                 `json:"scenarios"`
-	Source    string              `json:"source"`
+	Digest store.Digest `json:"digest"`
+	Tags   []string     `json:"tags"`
+	store.BundleSummary
+	Profile   *store.ProfileRef `json:"profile,omitempty"`
+	Scenarios int               `json:"scenarios,omitempty"`
 }
 
 func bundleListJSON(infos []store.BundleInfo) []bundleListEntry {
 	out := make([]bundleListEntry, 0, len(infos))
 	for _, b := range infos {
-		out = append(out, bundleListEntry{
-			Digest: b.Digest, Tags: append([]string{}, b.Tags...), Profile: b.Manifest.Profile,
-			Agent: b.Manifest.Agent, Scenarios: len(b.Manifest.Scenarios), Source: b.Manifest.Recorder.Source,
-		})
+		e := bundleListEntry{Digest: b.Digest, Tags: append([]string{}, b.Tags...), BundleSummary: b.Manifest.Summary()}
+		if run, ok := b.Manifest.(*store.RunManifest); ok {
+			e.Profile, e.Scenarios = &run.Profile, len(run.Scenarios)
+		}
+		out = append(out, e)
 	}
 	return out
 }

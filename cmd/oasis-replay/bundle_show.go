@@ -31,7 +31,7 @@ func bundleShowCommand() *cli.Command {
 					_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
 					return err
 				}
-				m, err := store.LoadManifest(c.Context, s, d)
+				m, err := store.LoadBundleManifest(c.Context, s, d)
 				if err != nil {
 					return err
 				}
@@ -39,7 +39,11 @@ func bundleShowCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				printManifest(c.App.Writer, d, tags, m)
+				if run, ok := m.(*store.RunManifest); ok {
+					printManifest(c.App.Writer, d, tags, run)
+				} else {
+					printSummary(c.App.Writer, d, tags, m)
+				}
 				return nil
 			})
 		},
@@ -93,6 +97,24 @@ func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManif
 		for _, f := range m.Findings {
 			fmt.Fprintf(w, "  %s\n", formatFinding(f))
 		}
+	}
+}
+
+// printSummary shows a bundle of a kind that has no printer of its own: its summary and what
+// its manifest refers to.
+func printSummary(w io.Writer, d store.Digest, tags []string, m store.Manifest) {
+	sum := m.Summary()
+	fmt.Fprintf(w, "bundle     %s\n", d)
+	if len(tags) > 0 {
+		fmt.Fprintf(w, "tags       %s\n", strings.Join(tags, ", "))
+	}
+	fmt.Fprintf(w, "evaluation %s (%s)\n", sum.Evaluation, m.ObjectKind())
+	fmt.Fprintf(w, "subject    %s (tree %s)\n", sum.Subject, m.Definition().Short())
+	fmt.Fprintf(w, "agent      %s %s\n", sum.Agent.Name, sum.Agent.Version)
+	fmt.Fprintf(w, "recorded   from %s\n", sum.Source)
+	fmt.Fprintf(w, "%-10s %d\n", sum.UnitName, sum.Units)
+	for _, ref := range m.References() {
+		fmt.Fprintf(w, "  %s %s (%s)\n", ref.MediaType, ref.Digest.Short(), humanBytes(ref.Size))
 	}
 }
 

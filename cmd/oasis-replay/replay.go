@@ -48,6 +48,13 @@ func runReplay(c *cli.Context) error {
 	}
 	noStore := c.Bool("no-store")
 	return withBundle(c, accessFor(noStore), func(s store.Store, d store.Digest) error {
+		other, m, err := otherEvaluation(c, s, d)
+		if err != nil {
+			return err
+		}
+		if other != nil {
+			return other.replay(c, s, d, m)
+		}
 		b, err := replay.Load(c.Context, s, d)
 		if err != nil {
 			return err

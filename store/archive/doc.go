@@ -25,7 +25,7 @@
 //	...
 //
 // Each blobs/sha256/<hex> holds the exact bytes whose SHA-256 is <hex> (image-layout.md "Blobs"):
-// the run manifest, the scenario evidence, the profile tree and every profile file, observation
+// the bundle manifest, the scenario evidence, the profile tree and every profile file, observation
 // payloads, the conformance answer, the claimed report, and any receipts carried along with their
 // verdicts. index.json is canonical JSON (store.Marshal):
 //
@@ -37,8 +37,10 @@
 //	   {"digest":"sha256:…","mediaType":"application/vnd.oasis-replay.receipt.v1+json","size":430}],
 //	 "mediaType":"application/vnd.oci.image.index.v1+json","schemaVersion":2}
 //
-// It lists the run manifest (once per tag, a tag being an org.opencontainers.image.ref.name
-// annotation, or once without annotation), the bundle's profile tree, and the receipts, sorted by
+// It lists the bundle manifest (once per tag, a tag being an org.opencontainers.image.ref.name
+// annotation, or once without annotation) with the media type of its kind (an OASIS run
+// manifest as above, or another registered manifest kind such as a Kensa or Eval Library run),
+// the profile tree the manifest pins (store.Manifest.Definition), and the receipts, sorted by
 // digest. The annotation com.github.oasis-replay.archive.version is this format's version.
 //
 // Every tar header is the same but for name, type and size: mode 0644 (files) or 0755
@@ -74,9 +76,9 @@
 //   - content: a duplicate entry, a blob nothing refers to before it, a size that differs from a
 //     descriptor, descriptors of one digest that disagree, content that does not hash to its
 //     name, an object that is not canonical JSON of a known kind and schema or is not the kind its
-//     descriptor says, a second run manifest, a receipt for another bundle;
+//     descriptor says, a second bundle manifest, a receipt for another bundle;
 //   - completeness: after the last entry, every digest the bundle refers to must have arrived, and
-//     index.json must name the run manifest's own profile tree;
+//     index.json must name the bundle manifest's own profile tree;
 //   - limits: see Limits; sizes announced by descriptors and tar headers are checked before
 //     anything is read or allocated.
 //

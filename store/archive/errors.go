@@ -56,7 +56,7 @@ var (
 	// as two different kinds of object.
 	ErrConflict = errors.New("archive: conflicting descriptors")
 	// ErrInvalidObject: a structured object is not canonical, fails its schema, is of another
-	// kind than its descriptor says, or breaks a bundle rule (a second run manifest, a receipt
+	// kind than its descriptor says, or breaks a bundle rule (a second bundle manifest, a receipt
 	// for another bundle).
 	ErrInvalidObject = errors.New("archive: invalid object")
 	// ErrNotSealed: Export was asked for a manifest that is not a sealed bundle.

@@ -20,7 +20,7 @@ import (
 // ExportOptions tune Export.
 type ExportOptions struct {
 	// Tags are written into index.json as org.opencontainers.image.ref.name annotations of the
-	// run manifest, one descriptor per tag. Import applies them only when asked.
+	// bundle manifest, one descriptor per tag. Import applies them only when asked.
 	Tags []string
 	// Receipts are receipts of this bundle to carry along, each with its verdict.
 	Receipts []store.Digest
@@ -57,7 +57,7 @@ func encoderOptions() []zstd.EOption {
 	}
 }
 
-// Export writes the sealed bundle (its run manifest, every object and blob it reaches, its
+// Export writes the sealed bundle (its manifest, every object and blob it reaches, its
 // profile tree and the receipts asked for) to w as one archive (see the package documentation
 // for the format). Nothing is written to w until the whole bundle has been found in the store.
 // If writing fails midway, w holds a partial archive which the caller should discard; Import and
@@ -83,16 +83,19 @@ func planExport(ctx context.Context, s store.Store, bundle store.Digest, opts Ex
 	if err := checkSealed(ctx, s, bundle); err != nil {
 		return nil, err
 	}
-	ix := &bundleIndex{manifest: store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: bundle}}
 	b, err := getObject(ctx, s, bundle)
 	if err != nil {
-		return nil, storeError(err, bundle, "the run manifest")
+		return nil, storeError(err, bundle, "the bundle manifest")
 	}
-	m, err := store.DecodeManifest(b)
+	m, err := store.DecodeBundleManifest(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: run manifest %s: %w", ErrInvalidObject, bundle, err)
+		return nil, fmt.Errorf("%w: bundle manifest %s: %w", ErrInvalidObject, bundle, err)
 	}
-	ix.profile = store.Descriptor{MediaType: store.MediaTypeProfileTree, Digest: m.Profile.Tree}
+	definition := m.Definition()
+	ix := &bundleIndex{
+		manifest: store.Descriptor{MediaType: store.MediaTypeOf(m.ObjectKind()), Digest: bundle},
+		profile:  store.Descriptor{MediaType: store.MediaTypeProfileTree, Digest: definition},
+	}
 	if ix.tags, err = exportTags(opts.Tags); err != nil {
 		return nil, err
 	}
@@ -104,14 +107,14 @@ func planExport(ctx context.Context, s store.Store, bundle store.Digest, opts Ex
 	if err != nil {
 		return nil, err
 	}
-	p := &exportPlan{entries: entries, summary: Summary{Bundle: bundle, Profile: m.Profile.Tree, Tags: ix.tags}}
+	p := &exportPlan{entries: entries, summary: Summary{Bundle: bundle, Profile: definition, Tags: ix.tags}}
 	sizes := make(map[store.Digest]int64, len(entries))
 	for _, e := range entries {
 		sizes[e.Digest] = e.Size
 		kind, _ := store.KindOfMediaType(e.MediaType)
 		p.summary.count(kind, e.Size)
 	}
-	ix.manifest.Size, ix.profile.Size = sizes[bundle], sizes[m.Profile.Tree]
+	ix.manifest.Size, ix.profile.Size = sizes[bundle], sizes[definition]
 	for i := range ix.receipts {
 		ix.receipts[i].Size = sizes[ix.receipts[i].Digest]
 		p.summary.Receipts = append(p.summary.Receipts, ix.receipts[i].Digest)
@@ -161,7 +164,7 @@ func sortedDigests(ds []store.Digest) []store.Digest {
 // with the size the store holds. That order puts every entry after something that refers to it,
 // which is what lets a reader check an archive in one streaming pass.
 //
-// It applies the rules a reader applies (sizes agree, kinds agree, one run manifest, receipts of
+// It applies the rules a reader applies (sizes agree, kinds agree, one bundle manifest, receipts of
 // this bundle), so Export never writes an archive Import would refuse. The walk is iterative over
 // a queue of unvisited digests, so it ends even if a corrupt store makes objects refer in a loop.
 func closure(ctx context.Context, s store.Store, bundle store.Digest, roots []store.Descriptor) ([]store.Descriptor, error) {

@@ -240,7 +240,7 @@ func hostileCases() []hostileCase {
 			b, _ := store.Marshal(idx)
 			entries[1] = regular(indexName, b)
 			return append(entries, regular(blobName(self), entries[1].body))
-		}), wantErr: ErrIndex, wantMsg: "is not a run manifest, profile tree or receipt"},
+		}), wantErr: ErrIndex, wantMsg: "is not a bundle manifest, profile tree or receipt"},
 		{name: "sha512 digest in index.json", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
 			body := string(entries[1].body)
 			i := strings.Index(body, `"sha256:`)
@@ -263,7 +263,7 @@ func hostileCases() []hostileCase {
 			idx.Manifests = append(idx.Manifests, toOCI(second, nil))
 			b, _ := store.Marshal(idx)
 			return zst(t, tarOf(t, c.entries(b, c.order), true))
-		}, wantErr: ErrIndex, wantMsg: "two run manifests"},
+		}, wantErr: ErrIndex, wantMsg: "two bundle manifests"},
 		{name: "index.json names another profile tree than the manifest", archive: func(t *testing.T, c *crafted) []byte {
 			tree := &store.ProfileTree{ProfileID: "other", Version: "1"}
 			other := c.put(tree)
@@ -273,7 +273,7 @@ func hostileCases() []hostileCase {
 				t.Fatal(err)
 			}
 			return zst(t, tarOf(t, c.entries(b, slices.Insert(slices.Clone(c.order), 1, other.Digest)), true))
-		}, wantErr: ErrIndex, wantMsg: "differs from the run manifest's profile.tree"},
+		}, wantErr: ErrIndex, wantMsg: "the bundle manifest pins"},
 
 		// The bundle graph.
 		{name: "blob referenced by nothing", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
@@ -313,7 +313,7 @@ func hostileCases() []hostileCase {
 			m := c.manifest()
 			m.Scenarios[0].Evidence = &forged
 			return c.withManifest(m, c.swap(0, forged), second.Digest)
-		}, wantErr: ErrInvalidObject, wantMsg: "is a second run manifest"},
+		}, wantErr: ErrInvalidObject, wantMsg: "is a second bundle manifest"},
 		{name: "receipt for another bundle", archive: func(t *testing.T, c *crafted) []byte {
 			receipt := c.put(&store.Receipt{Bundle: store.Sum([]byte("another bundle")), Profile: c.base.profile, Verdict: c.base.verdict,
 				Evaluator: store.EvaluatorInfo{Name: "e", Version: "1"}})

@@ -22,7 +22,7 @@ type ImportOptions struct {
 
 // Import reads an archive into s. It verifies everything Verify verifies while it streams each
 // entry into the store, and only when the whole archive has checked out (every digest and size,
-// the limits, the complete closure of the run manifest) does it seal the bundle: Sync, then the
+// the limits, the complete closure of the bundle manifest) does it seal the bundle: Sync, then the
 // ref bundles/<hex>, then receipts/<hex> for each receipt, then the tags if asked.
 //
 // When Import fails, whatever it stored is referenced by nothing, so it is invisible and garbage

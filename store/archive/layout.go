@@ -77,7 +77,7 @@ func (ix *bundleIndex) roots() []store.Descriptor {
 }
 
 // encodeIndex writes index.json canonically, so that it is byte-identical for the same bundle:
-// the run manifest once per tag (once without annotation when there is no tag), then the profile
+// the bundle manifest once per tag (once without annotation when there is no tag), then the profile
 // tree, then the receipts.
 func encodeIndex(ix *bundleIndex) ([]byte, error) {
 	idx := ociIndex{
@@ -152,7 +152,7 @@ func decodeIndex(b []byte, maxDepth int) (*bundleIndex, error) {
 		}
 	}
 	if ix.manifest.Digest.IsZero() {
-		return nil, fmt.Errorf("%w: no %s descriptor", ErrIndex, store.MediaTypeRunManifest)
+		return nil, fmt.Errorf("%w: no bundle manifest descriptor (%s, …)", ErrIndex, store.MediaTypeRunManifest)
 	}
 	if ix.profile.Digest.IsZero() {
 		return nil, fmt.Errorf("%w: no %s descriptor", ErrIndex, store.MediaTypeProfileTree)
@@ -179,13 +179,15 @@ func (ix *bundleIndex) add(od ociDescriptor) error {
 			return fmt.Errorf("%w: %s: unknown annotation %q", ErrIndex, od.Digest, k)
 		}
 	}
-	if tagged && od.MediaType != store.MediaTypeRunManifest {
+	kind, _ := store.KindOfMediaType(od.MediaType)
+	isManifest := store.IsManifestKind(kind)
+	if tagged && !isManifest {
 		return fmt.Errorf("%w: %s: %s on a %s", ErrIndex, od.Digest, annotationRefName, od.MediaType)
 	}
-	switch od.MediaType {
-	case store.MediaTypeRunManifest:
+	switch {
+	case isManifest:
 		if !ix.manifest.Digest.IsZero() && ix.manifest != desc {
-			return fmt.Errorf("%w: two run manifests, %s and %s: an archive holds one bundle", ErrIndex, ix.manifest.Digest, d)
+			return fmt.Errorf("%w: two bundle manifests, %s and %s: an archive holds one bundle", ErrIndex, ix.manifest.Digest, d)
 		}
 		ix.manifest = desc
 		if tagged {
@@ -197,12 +199,12 @@ func (ix *bundleIndex) add(od ociDescriptor) error {
 			}
 			ix.tags = append(ix.tags, tag)
 		}
-	case store.MediaTypeProfileTree:
+	case kind == store.KindProfileTree:
 		if !ix.profile.Digest.IsZero() {
 			return fmt.Errorf("%w: two profile trees, %s and %s", ErrIndex, ix.profile.Digest, d)
 		}
 		ix.profile = desc
-	case store.MediaTypeReceipt:
+	case kind == store.KindReceipt:
 		for _, r := range ix.receipts {
 			if r.Digest == d {
 				return fmt.Errorf("%w: receipt %s listed twice", ErrIndex, d)
@@ -210,7 +212,7 @@ func (ix *bundleIndex) add(od ociDescriptor) error {
 		}
 		ix.receipts = append(ix.receipts, desc)
 	default:
-		return fmt.Errorf("%w: %s: media type %q is not a run manifest, profile tree or receipt", ErrIndex, od.Digest, od.MediaType)
+		return fmt.Errorf("%w: %s: media type %q is not a bundle manifest, profile tree or receipt", ErrIndex, od.Digest, od.MediaType)
 	}
 	return nil
 }

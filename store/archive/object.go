@@ -12,8 +12,8 @@ import (
 type object struct {
 	kind     store.Kind
 	refs     []store.Descriptor
-	manifest *store.RunManifest // set for a run manifest
-	receipt  *store.Receipt     // set for a receipt
+	manifest store.Manifest // set for a bundle manifest, of any kind
+	receipt  *store.Receipt // set for a receipt
 }
 
 // decodeObject decodes the canonical bytes of a structured object with the store's own decoders,
@@ -24,13 +24,13 @@ func decodeObject(b []byte) (*object, error) {
 		return nil, err
 	}
 	o := &object{kind: h.Kind}
-	switch h.Kind {
-	case store.KindRunManifest:
-		if o.manifest, err = store.DecodeManifest(b); err != nil {
+	switch {
+	case store.IsManifestKind(h.Kind):
+		if o.manifest, err = store.DecodeBundleManifest(b); err != nil {
 			return nil, err
 		}
 		o.refs = o.manifest.References()
-	case store.KindReceipt:
+	case h.Kind == store.KindReceipt:
 		if o.receipt, err = store.DecodeReceipt(b); err != nil {
 			return nil, err
 		}
@@ -67,12 +67,12 @@ func checkObject(name string, b []byte, want store.Kind, maxDepth int) (*object,
 	return o, nil
 }
 
-// checkBundle enforces what makes an archive hold one bundle: the only run manifest in it is the
-// bundle's own, and every receipt in it is a receipt for that bundle.
+// checkBundle enforces what makes an archive hold one bundle: the only bundle manifest in it is
+// the bundle's own, and every receipt in it is a receipt for that bundle.
 func (o *object) checkBundle(name string, d, bundle store.Digest) error {
 	switch {
-	case o.kind == store.KindRunManifest && d != bundle:
-		return fmt.Errorf("%w: %s is a second run manifest; the archive's bundle is %s", ErrInvalidObject, name, bundle)
+	case o.manifest != nil && d != bundle:
+		return fmt.Errorf("%w: %s is a second bundle manifest; the archive's bundle is %s", ErrInvalidObject, name, bundle)
 	case o.receipt != nil && o.receipt.Bundle != bundle:
 		return fmt.Errorf("%w: %s is a receipt for bundle %s, not for %s", ErrInvalidObject, name, o.receipt.Bundle, bundle)
 	}

@@ -347,7 +347,7 @@ func (ar *archiveReader) object(ctx context.Context, hdr *tar.Header, d store.Di
 		return err
 	}
 	if o.manifest != nil {
-		ar.profile = o.manifest.Profile.Tree
+		ar.profile = o.manifest.Definition()
 	}
 	for _, ref := range o.refs {
 		if _, err := ar.expect(ref, d.String()); err != nil {
@@ -409,7 +409,7 @@ func (ar *archiveReader) checkComplete() error {
 		return err
 	}
 	if ar.profile != ar.index.profile.Digest {
-		return fmt.Errorf("%w: profile tree %s differs from the run manifest's profile.tree %s", ErrIndex, ar.index.profile.Digest, ar.profile)
+		return fmt.Errorf("%w: profile tree %s differs from the profile tree %s the bundle manifest pins", ErrIndex, ar.index.profile.Digest, ar.profile)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@ import "github.com/oasis-replay/oasis-replay/store"
 
 // Summary says what an Export wrote, or what an Import or Verify read.
 type Summary struct {
-	// Bundle is the run manifest's digest: the bundle id.
+	// Bundle is the bundle manifest's digest: the bundle id.
 	Bundle store.Digest
 	// Profile is the digest of the bundle's profile tree.
 	Profile store.Digest

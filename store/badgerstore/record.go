@@ -44,22 +44,14 @@ const (
 	codecZstd codec = 1 // one zstd frame
 )
 
-// kindCodes are the kind bytes of structured objects. Zero is a raw blob. The numbers are part
-// of the on-disk format: never renumber, only append.
-var kindCodes = []store.Kind{
-	0: "",
-	1: store.KindScenarioEvidence,
-	2: store.KindRunManifest,
-	3: store.KindProfileTree,
-	4: store.KindVerdict,
-	5: store.KindReceipt,
-}
-
+// kindCode is the kind byte of a record: zero for a raw blob, else the kind's code in the
+// store's registry (store.KindCode), which is part of the on-disk format.
 func kindCode(k store.Kind) (byte, error) {
-	for code, known := range kindCodes {
-		if known == k {
-			return byte(code), nil
-		}
+	if k == "" {
+		return 0, nil
+	}
+	if code, ok := store.KindCode(k); ok {
+		return code, nil
 	}
 	return 0, fmt.Errorf("%w: %q has no kind code", store.ErrUnknownKind, k)
 }
@@ -145,10 +137,14 @@ func decodeKind(b []byte) (store.Kind, []byte, error) {
 	if len(b) == 0 {
 		return "", nil, fmt.Errorf("%w: truncated header: no kind byte", store.ErrCorrupt)
 	}
-	if int(b[0]) >= len(kindCodes) {
+	if b[0] == 0 {
+		return "", b[1:], nil
+	}
+	k, ok := store.KindOfCode(b[0])
+	if !ok {
 		return "", nil, fmt.Errorf("%w: unknown kind code %d", store.ErrCorrupt, b[0])
 	}
-	return kindCodes[b[0]], b[1:], nil
+	return k, b[1:], nil
 }
 
 // decodePayload parses codec, size and payload of an inline record or chunk.
