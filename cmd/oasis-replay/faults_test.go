@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -275,6 +276,28 @@ func TestInputsThatAreNotFiles(t *testing.T) {
 	}
 }
 
+// waitUntilReading waits until process pid has read n bytes (Linux's /proc/PID/io), so that a
+// signal reaches it at work rather than while it starts.
+func waitUntilReading(t *testing.T, pid int, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+		if err != nil {
+			t.Skipf("cannot see how much the process read: %v", err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "rchar: "); ok {
+				if read, _ := strconv.ParseInt(v, 10, 64); read >= n {
+					return
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not read %d bytes within 30 s", pid, n)
+}
+
 // TestInterruptedWhileReading: SIGTERM while record files works on a large audit log stops it
 // within 2 s, with exit status 2, and leaves a store that checks clean, without the bundle.
 // (recorder's TestRecordFilesStopsWhenCancelled checks that reading stops at once.)
@@ -300,7 +323,7 @@ func TestInterruptedWhileReading(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitUntilReading(t, cmd.Process.Pid, 16<<20)
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
