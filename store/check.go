@@ -149,6 +149,11 @@ func Check(ctx context.Context, s Store, opts CheckOptions) (*CheckReport, error
 	switch {
 	case err == nil:
 		c.report.Garbage = g
+		listingProblems, err := checkListings(ctx, s, g.sealed)
+		if err != nil {
+			return nil, err
+		}
+		c.report.Problems = append(c.report.Problems, listingProblems...)
 	case !isContentError(err):
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Garbage is what no ref reaches: the blobs, objects and chunks GC removes and Check reports.
@@ -18,6 +19,8 @@ type Garbage struct {
 	Objects, Blobs, Chunks []Entry
 	// Missing lists references to content that is not in the store, met while marking.
 	Missing []Problem
+	// sealed holds the bundles the refs name as sealed.
+	sealed map[Digest]bool
 }
 
 // Entries lists the garbage in removal order: objects before what they refer to, then raw
@@ -45,9 +48,12 @@ func FindGarbage(ctx context.Context, s Store) (*Garbage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: find garbage: list refs: %w", err)
 	}
-	g := &Garbage{Roots: len(refs)}
+	g := &Garbage{Roots: len(refs), sealed: map[Digest]bool{}}
 	w := newGraphWalk(s, true)
 	for _, r := range refs {
+		if d, ok := DigestOfRef(r.Name); ok && strings.HasPrefix(r.Name, RefBundlePrefix) && d == r.Digest {
+			g.sealed[d] = true
+		}
 		if err := w.walk(ctx, edge{referrer: "ref " + r.Name, fromRef: r.Name, desc: Descriptor{Digest: r.Digest}, root: true}); err != nil {
 			return nil, fmt.Errorf("store: find garbage: mark from ref %s: %w", r.Name, err)
 		}

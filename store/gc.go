@@ -58,7 +58,13 @@ func GC(ctx context.Context, s Store, opts GCOptions) (*GCReport, error) {
 	}
 	report := &GCReport{DryRun: opts.DryRun, Roots: g.Roots, Kept: g.Kept, Removed: g.Entries(), Missing: g.Missing}
 	report.RemovedBytes, report.RemovedStored = g.Bytes()
-	if opts.DryRun || len(report.Removed) == 0 {
+	if opts.DryRun {
+		return report, nil
+	}
+	if err := dropStaleListings(ctx, s, g.sealed); err != nil {
+		return report, fmt.Errorf("store: gc: %w", err)
+	}
+	if len(report.Removed) == 0 {
 		return report, nil
 	}
 	if err := sweep(ctx, s, report.Removed); err != nil {

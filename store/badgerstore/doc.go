@@ -63,6 +63,8 @@
 //	'k' <key>     one chunk of a large blob or object (see Chunk keys)
 //	'r' <name>    ref: "bundles/<hex>", "tags/<tag>", "profiles/<hex>", "receipts/<hex>", …
 //	'm' "format"  format marker: "oasis-replay store\x00\x02"
+//	'l' <digest>  the listing of sealed bundle <digest> (store.ListingCache): a cache of what its
+//	              manifest says, in store's own encoding; not content, never verified by digest
 //
 // The marker's last byte is the format version. Open refuses a store of another version with
 // store.ErrUnsupportedVersion naming both versions: a version 1 store (chunks named by the

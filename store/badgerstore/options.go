@@ -119,6 +119,10 @@ func (o Options) badgerOptions(dir string, inMemory bool) badger.Options {
 		WithBlockCacheSize(0).
 		WithIndexCacheSize(16 << 20).
 		WithNumCompactors(2).
+		// A writer that closes leaves at most one level-0 table behind: without this, stores
+		// written by many short commands pile up level-0 tables that every later read must
+		// consult (1,000 record commands made `bundle ls` four times slower).
+		WithCompactL0OnClose(true).
 		WithValueLogFileSize(valueLogFileSize).
 		WithValueThreshold(o.ValueThreshold).
 		WithMetricsEnabled(false).

@@ -28,6 +28,8 @@ func main() {
 		err = ingest(os.Args[2:])
 	case "verify":
 		err = verify(os.Args[2:])
+	case "bundles":
+		err = bundles(os.Args[2:])
 	default:
 		usage()
 	}
@@ -38,7 +40,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: storebench gen|ingest|verify [flags] (see the package documentation)")
+	fmt.Fprintln(os.Stderr, "usage: storebench gen|ingest|verify|bundles [flags] (see the package documentation)")
 	os.Exit(2)
 }
 
