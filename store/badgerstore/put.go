@@ -161,18 +161,33 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 	}
 	if readErr != nil {
 		p.batch.cancel()
-		return store.Digest{}, 0, readErr
+		return store.Digest{}, 0, p.rollback(readErr)
 	}
 	// Every chunk is committed before the list that names it.
 	if err := p.batch.finish(); err != nil {
-		return store.Digest{}, 0, fmt.Errorf("badgerstore: write chunks: %w", err)
+		return store.Digest{}, 0, p.rollback(fmt.Errorf("badgerstore: write chunks: %w", err))
 	}
 	d, total := chain.digest(), int64(chain.n)
 	list := func() []byte { return appendChunkList(nil, kind, total, p.refs) }
 	if err := s.writeContentRecord(d, upgrade, list); err != nil {
-		return store.Digest{}, 0, err
+		return store.Digest{}, 0, p.rollback(err)
 	}
 	return d, total, nil
+}
+
+// rollback undoes a failed write of chunked content: the chunks it wrote are deleted, unless
+// another write of this process has claimed them since (see claims), so that a failed
+// PutBlob (a reader that fails, a recording whose input turns out malformed half-way, a
+// cancelled context) leaves the store as it was. It returns err; if the deletion fails too, the
+// chunks stay behind as garbage that store.GC removes.
+func (p *chunkPipeline) rollback(err error) error {
+	p.mu.Lock()
+	written := p.written
+	p.mu.Unlock()
+	if delErr := p.s.claims.release(p.s, p.claimed, written); delErr != nil {
+		return errors.Join(err, fmt.Errorf("badgerstore: undo a failed write: %w", delErr))
+	}
+	return err
 }
 
 // cutChunks reads r after the bytes already in first and calls emit with each chunk, in order:
@@ -216,10 +231,16 @@ type chunkPipeline struct {
 	batch *batcher
 	jobs  chan chunkJob
 	refs  []chunkRef
+	// claimed lists the keys this write claimed (see claims), written those it wrote.
+	claimed []store.Digest
+	mu      sync.Mutex // guards written
+	written []store.Digest
 }
 
 func (p *chunkPipeline) submit(ctx context.Context, key store.Digest, buf *[]byte) error {
 	p.refs = append(p.refs, chunkRef{key: key, size: int64(len(*buf))})
+	p.s.claims.claim(key)
+	p.claimed = append(p.claimed, key)
 	select {
 	case p.jobs <- chunkJob{key: key, buf: buf}:
 		return nil
@@ -262,6 +283,9 @@ func (p *chunkPipeline) storeChunk(snapshot *badger.Txn, key store.Digest, data,
 	}
 	c, payload := compress(scratch[:0], data)
 	value := appendChunk(make([]byte, 0, maxRecordHeader+len(payload)), c, int64(len(data)), payload)
+	p.mu.Lock()
+	p.written = append(p.written, key)
+	p.mu.Unlock()
 	if err := p.batch.set(chunkKey(key), value); err != nil {
 		return fmt.Errorf("badgerstore: write chunk %s: %w", key, err)
 	}

@@ -48,6 +48,8 @@ type Store struct {
 	chunkBufs chan *[]byte
 	// recordMu serializes writes of content records (see writeContentRecord).
 	recordMu sync.Mutex
+	// claims keeps a failed write from deleting chunks other writes use (claims.go).
+	claims claims
 
 	mu     sync.Mutex
 	closed bool
