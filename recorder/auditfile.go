@@ -109,14 +109,17 @@ func (r *recording) recordAuditFile(ctx context.Context, path string) (store.Des
 	defer cancel()
 	check := newStreamCheck(ctx, mediaType)
 	desc, err := r.putStream(ctx, &checkedReader{src: r.hooks.reader(br), check: check}, mediaType)
-	if checkErr := check.wait(); checkErr != nil {
+	if err == nil {
+		err = check.wait() // nil: the store only finishes a write the check passed
+	}
+	if checkErr := check.failed(); checkErr != nil && ctx.Err() == nil {
 		return store.Descriptor{}, auditInputError(path, mediaType, checkErr)
 	}
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) {
-			return store.Descriptor{}, err
-		}
+		// The store failed (no space, a cancelled context) before the check could finish:
+		// what the check saw was cut short, so its verdict is not asked for.
+		cancel()
+		check.wait()
 		return store.Descriptor{}, fmt.Errorf("recorder: store the audit log %s: %w", path, err)
 	}
 	return desc, nil

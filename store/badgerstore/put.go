@@ -100,9 +100,12 @@ func (s *Store) PutObject(ctx context.Context, canonical []byte) (store.Descript
 // is relabelled when the same bytes are stored as an object (upgrade).
 func (s *Store) putInline(content []byte, kind byte, upgrade bool) (store.Digest, error) {
 	d := store.Sum(content)
-	return d, s.writeContentRecord(d, upgrade, func() []byte {
-		c, payload := compress(make([]byte, 0, len(content)/2+64), content)
-		return appendInline(make([]byte, 0, maxRecordHeader+len(payload)), kind, c, int64(len(content)), payload)
+	return d, s.writeContentRecord(d, upgrade, func() ([]byte, error) {
+		c, dict, payload, err := s.compressRecord(content)
+		if err != nil {
+			return nil, err
+		}
+		return appendInline(make([]byte, 0, maxRecordHeader+digestSize+len(payload)), kind, c, dict, int64(len(content)), payload), nil
 	})
 }
 
@@ -110,7 +113,7 @@ func (s *Store) putInline(content []byte, kind byte, upgrade bool) (store.Digest
 // immutable, so an existing record is kept (and nothing is compressed), except that upgrade
 // relabels a raw blob as an object of the same bytes. Writers serialize here so a blob write
 // cannot overwrite an object label.
-func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []byte) error {
+func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() ([]byte, error)) error {
 	s.recordMu.Lock()
 	defer s.recordMu.Unlock()
 	existing, _, err := s.headerOf(d)
@@ -125,7 +128,10 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 			return err
 		}
 	}
-	v := value()
+	v, err := value()
+	if err != nil {
+		return err
+	}
 	if err := s.update(len(v)+1+len(d), true, func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
 		return fmt.Errorf("badgerstore: write %s: %w", d, err)
 	}
@@ -168,7 +174,7 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 		return store.Digest{}, 0, p.rollback(fmt.Errorf("badgerstore: write chunks: %w", err))
 	}
 	d, total := chain.digest(), int64(chain.n)
-	list := func() []byte { return appendChunkList(nil, kind, total, p.refs) }
+	list := func() ([]byte, error) { return appendChunkList(nil, kind, total, p.refs), nil }
 	if err := s.writeContentRecord(d, upgrade, list); err != nil {
 		return store.Digest{}, 0, p.rollback(err)
 	}

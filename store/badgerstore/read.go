@@ -64,7 +64,7 @@ func (s *Store) loadContent(d store.Digest) (rec record, content []byte, err err
 		if rec.typ != recInline {
 			return fmt.Errorf("%w: record type %q under a blob key", store.ErrCorrupt, rec.typ)
 		}
-		content, err = decodeContent(&rec, nil)
+		content, err = s.decodeContent(&rec, nil)
 		if err == nil && rec.codec == codecRaw {
 			content = bytes.Clone(content) // the payload aliases the transaction's memory
 		}
@@ -191,7 +191,7 @@ func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 		if c.size >= 0 && rec.size != c.size {
 			return fmt.Errorf("%w: chunk has %d bytes, the chunk list says %d", store.ErrCorrupt, rec.size, c.size)
 		}
-		content, err = decodeContent(&rec, buf)
+		content, err = s.decodeContent(&rec, buf)
 		if err == nil && rec.codec == codecRaw {
 			content = append(buf[:0], content...) // the payload aliases the transaction's memory
 		}

@@ -50,6 +50,8 @@ type Store struct {
 	recordMu sync.Mutex
 	// claims keeps a failed write from deleting chunks other writes use (claims.go).
 	claims claims
+	// dicts are the compression dictionaries (dict.go).
+	dicts dictionaries
 
 	mu     sync.Mutex
 	closed bool
@@ -71,9 +73,14 @@ const (
 var metaFormatKey = []byte{nsMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 
 // formatMarker is the value under metaFormatKey. Its last byte is the format version, the
-// same as formatVersion: a store of another version is refused when it is opened (version 1
-// named chunks by the digest of their own bytes, which this build no longer reads).
-var formatMarker = []byte("oasis-replay store\x00\x02")
+// same as formatVersion. A store of version 2 is read as it is, and becomes version 3 when it
+// is first opened for writing (version 3 only adds the dictionary codec); any other version is
+// refused when it is opened (version 1 named chunks by the digest of their own bytes, which
+// this build no longer reads).
+var formatMarker = []byte("oasis-replay store\x00\x03")
+
+// formatMarkerV2 is the marker of format version 2.
+var formatMarkerV2 = []byte("oasis-replay store\x00\x02")
 
 func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
@@ -267,6 +274,18 @@ func (s *Store) checkFormat(fresh bool) error {
 	}
 	switch {
 	case marker != nil && bytes.Equal(marker, formatMarker):
+		return s.loadCurrentDictionary()
+	case marker != nil && bytes.Equal(marker, formatMarkerV2) && s.opts.ReadOnly:
+		return nil
+	case marker != nil && bytes.Equal(marker, formatMarkerV2):
+		// Upgrade: what this build writes from now on may use dictionaries.
+		err := s.update(len(metaFormatKey)+len(formatMarker), false, func(txn *badger.Txn) error { return txn.Set(metaFormatKey, formatMarker) })
+		if err == nil {
+			err = s.db.Sync()
+		}
+		if err != nil {
+			return fmt.Errorf("badgerstore: upgrade the store from format version 2 to 3: %w", err)
+		}
 		return nil
 	case marker != nil:
 		return fmt.Errorf("%w: store format %s, this build reads %s; read it with a build of its version, which can export its bundles for this one to import",

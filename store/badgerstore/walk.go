@@ -134,6 +134,9 @@ func (s *Store) Compact(ctx context.Context) error {
 		return err
 	}
 	defer s.leave()
+	if err := s.pruneDictionaries(); err != nil {
+		return fmt.Errorf("badgerstore: compact: %w", err)
+	}
 	if s.dir == "" {
 		return nil
 	}
@@ -164,6 +167,9 @@ func (s *Store) Sync(ctx context.Context) error {
 	defer s.leave()
 	if s.opts.ReadOnly {
 		return nil // nothing was written
+	}
+	if err := s.rotateDictionary(); err != nil {
+		return err
 	}
 	if err := s.db.Sync(); err != nil {
 		return fmt.Errorf("badgerstore: sync: %w", err)

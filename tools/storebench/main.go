@@ -30,6 +30,8 @@ func main() {
 		err = verify(os.Args[2:])
 	case "bundles":
 		err = bundles(os.Args[2:])
+	case "runs":
+		err = runs(os.Args[2:])
 	default:
 		usage()
 	}
@@ -40,7 +42,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: storebench gen|ingest|verify|bundles [flags] (see the package documentation)")
+	fmt.Fprintln(os.Stderr, "usage: storebench gen|ingest|verify|bundles|runs [flags] (see the package documentation)")
 	os.Exit(2)
 }
 
