@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -18,9 +19,9 @@ import (
 // their timestamps and identifiers; compressed one object at a time, each still costs a quarter
 // of its size, where a tar | zstd stream of both costs little more than one. So the store keeps
 // compression dictionaries: a dictionary is raw content (the small blobs and objects one
-// session wrote, at most dictMaxContent bytes), and a small record may be compressed with the
-// current dictionary as the compressor's history (codecDict), which costs about what differs
-// from that content. See "Dictionaries" in doc.go.
+// session wrote, at most dictMaxContent bytes), and a small record may be compressed with one
+// of the active dictionaries as the compressor's history (codecDict), which costs about what
+// differs from that content. See "Dictionaries" in doc.go.
 
 const (
 	// nsDict keys dictionaries: 'd' <digest of the dictionary's content> → an inline record
@@ -36,9 +37,12 @@ const (
 	dictMinSession = 16 << 10
 	// dictWindow is the compressor's window with a dictionary: the dictionary and the record.
 	dictWindow = 8 << 20
+	// maxActive is how many dictionaries new records are tried against: recordings of a few
+	// kinds (several agents, several evaluations) each keep one that fits them.
+	maxActive = 4
 )
 
-// metaDictKey holds the digest of the current dictionary, the one new records use.
+// metaDictKey holds the digests of the active dictionaries, the newest first.
 var metaDictKey = []byte{nsMeta, 'd', 'i', 'c', 't'}
 
 func dictKey(d store.Digest) []byte { return append([]byte{nsDict}, d[:]...) }
@@ -51,16 +55,16 @@ type dictionary struct {
 	raw []byte
 }
 
-// dictionaries holds the store's loaded dictionaries, the current one, and what the session
+// dictionaries holds the store's loaded dictionaries, the active ones, and what the session
 // (since the last Sync) wrote that could become the next.
 type dictionaries struct {
 	mu      sync.Mutex
-	current *dictionary
+	active  []*dictionary // newest first
 	loaded  map[store.Digest]*dictionary
 	session bytes.Buffer
 	// plain and packed sum, over the session's records, the size of each compressed alone
-	// and its stored size: when the current dictionary stops saving half, the session's
-	// content replaces it.
+	// and its stored size: when no active dictionary saves half, the session's content
+	// becomes one.
 	plain, packed int64
 }
 
@@ -86,7 +90,7 @@ func (d *dictionary) encoder() (*zstd.Encoder, error) {
 	// most of a dictionary of a megabyte (a run measured 27 KB against 15 KB), and records
 	// compressed with a dictionary are small.
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderCRC(false),
-		zstd.WithEncoderConcurrency(0), zstd.WithWindowSize(dictWindow), zstd.WithEncoderDictRaw(zstdDictID(d.id), d.raw))
+		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(dictWindow), zstd.WithEncoderDictRaw(zstdDictID(d.id), d.raw))
 	if err != nil {
 		return nil, fmt.Errorf("badgerstore: dictionary %s: %w", d.id, err)
 	}
@@ -94,9 +98,9 @@ func (d *dictionary) encoder() (*zstd.Encoder, error) {
 	return enc, nil
 }
 
-// loadCurrentDictionary reads which dictionary is current, when the store is opened.
-func (s *Store) loadCurrentDictionary() error {
-	var id store.Digest
+// loadActiveDictionaries reads which dictionaries are active, when the store is opened.
+func (s *Store) loadActiveDictionaries() error {
+	var ids []store.Digest
 	err := s.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(metaDictKey)
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -106,21 +110,25 @@ func (s *Store) loadCurrentDictionary() error {
 			return err
 		}
 		return item.Value(func(v []byte) error {
-			if len(v) != len(id) {
-				return fmt.Errorf("%w: current dictionary: a value of %d bytes", store.ErrCorrupt, len(v))
+			if len(v)%digestSize != 0 || len(v) > maxActive*digestSize {
+				return fmt.Errorf("%w: active dictionaries: a value of %d bytes", store.ErrCorrupt, len(v))
 			}
-			copy(id[:], v)
+			for ; len(v) > 0; v = v[digestSize:] {
+				ids = append(ids, store.Digest(v[:digestSize]))
+			}
 			return nil
 		})
 	})
-	if err != nil || id.IsZero() {
+	if err != nil {
 		return err
 	}
-	d, err := s.dictionary(id)
-	if err != nil {
-		return fmt.Errorf("badgerstore: current dictionary: %w", err)
+	for _, id := range ids {
+		d, err := s.dictionary(id)
+		if err != nil {
+			return fmt.Errorf("badgerstore: active dictionary: %w", err)
+		}
+		s.dicts.active = append(s.dicts.active, d)
 	}
-	s.dicts.current = d
 	return nil
 }
 
@@ -166,28 +174,27 @@ func (s *Store) dictionary(id store.Digest) (*dictionary, error) {
 	return d, nil
 }
 
-// compressRecord compresses the content of a new inline record: alone, and with the current
-// dictionary when there is one, keeping the smaller. It also notes the content for the
-// session's dictionary.
+// compressRecord compresses the content of a new inline record: alone, and with each active
+// dictionary, keeping the smallest. It also notes the content for the session's dictionary.
 func (s *Store) compressRecord(content []byte) (c codec, dict store.Digest, payload []byte, err error) {
 	c, payload = compress(make([]byte, 0, len(content)/2+64), content)
 	if len(content) > dictMaxRecord {
 		return c, dict, payload, nil
 	}
 	s.dicts.mu.Lock()
-	cur := s.dicts.current
-	var enc *zstd.Encoder
-	if cur != nil {
-		enc, err = cur.encoder()
+	active := slices.Clone(s.dicts.active)
+	encs := make([]*zstd.Encoder, len(active))
+	for i, d := range active {
+		if encs[i], err = d.encoder(); err != nil {
+			s.dicts.mu.Unlock()
+			return 0, dict, nil, err
+		}
 	}
 	s.dicts.mu.Unlock()
-	if err != nil {
-		return 0, dict, nil, err
-	}
 	alone, stored := len(payload), len(payload)
-	if enc != nil {
-		if withDict := enc.EncodeAll(content, nil); len(withDict)+digestSize < len(payload) {
-			c, dict, payload, stored = codecDict, cur.id, withDict, len(withDict)+digestSize
+	for i, enc := range encs {
+		if withDict := enc.EncodeAll(content, nil); len(withDict)+digestSize < stored {
+			c, dict, payload, stored = codecDict, active[i].id, withDict, len(withDict)+digestSize
 		}
 	}
 	s.dicts.mu.Lock()
@@ -200,10 +207,10 @@ func (s *Store) compressRecord(content []byte) (c codec, dict store.Digest, payl
 	return c, dict, payload, nil
 }
 
-// rotateDictionary makes what the session wrote the current dictionary when there is none, or
-// when the current one no longer saves half of what the session's records would cost alone.
-// Sync calls it, before it syncs, so a dictionary is durable before anything that uses it is
-// reported durable.
+// rotateDictionary makes what the session wrote an active dictionary, the newest, when there
+// is none or when none saved half of what the session's records would cost alone (the oldest
+// of maxActive then stops being tried). Sync calls it, before it syncs, so a dictionary is
+// durable before anything that uses it is reported durable.
 func (s *Store) rotateDictionary() error {
 	s.dicts.mu.Lock()
 	defer s.dicts.mu.Unlock()
@@ -211,33 +218,39 @@ func (s *Store) rotateDictionary() error {
 	raw := bytes.Clone(s.dicts.session.Bytes())
 	s.dicts.session.Reset()
 	s.dicts.plain, s.dicts.packed = 0, 0
-	if sessionLen < dictMinSession || (s.dicts.current != nil && 2*packed <= plain) {
+	if sessionLen < dictMinSession || (len(s.dicts.active) > 0 && 2*packed <= plain) {
 		return nil
 	}
 	id := store.Sum(raw)
-	c, payload := compress(nil, raw)
-	rec := appendInline(nil, 0, c, store.Digest{}, int64(len(raw)), payload)
-	err := s.update(len(rec)+2*len(id), true, func(txn *badger.Txn) error {
-		if err := txn.Set(dictKey(id), rec); err != nil {
-			return err
-		}
-		return txn.Set(metaDictKey, id[:])
-	})
-	if err != nil {
-		return fmt.Errorf("badgerstore: keep a dictionary: %w", err)
-	}
 	d, err := newDictionary(id, raw)
 	if err != nil {
 		return err
 	}
+	active := append([]*dictionary{d}, s.dicts.active...)
+	active = active[:min(len(active), maxActive)]
+	var ids []byte
+	for _, a := range active {
+		ids = append(ids, a.id[:]...)
+	}
+	c, payload := compress(nil, raw)
+	rec := appendInline(nil, 0, c, store.Digest{}, int64(len(raw)), payload)
+	err = s.update(len(rec)+len(ids)+digestSize, true, func(txn *badger.Txn) error {
+		if err := txn.Set(dictKey(id), rec); err != nil {
+			return err
+		}
+		return txn.Set(metaDictKey, ids)
+	})
+	if err != nil {
+		return fmt.Errorf("badgerstore: keep a dictionary: %w", err)
+	}
 	if s.dicts.loaded == nil {
 		s.dicts.loaded = map[store.Digest]*dictionary{}
 	}
-	s.dicts.loaded[id], s.dicts.current = d, d
+	s.dicts.loaded[id], s.dicts.active = d, active
 	return nil
 }
 
-// pruneDictionaries deletes the dictionaries no record uses any more, except the current one.
+// pruneDictionaries deletes the dictionaries no record uses any more, except the active ones.
 // Compact calls it after garbage collection.
 func (s *Store) pruneDictionaries() error {
 	used := map[store.Digest]bool{}
@@ -273,7 +286,7 @@ func (s *Store) pruneDictionaries() error {
 	s.dicts.mu.Lock()
 	defer s.dicts.mu.Unlock()
 	for _, d := range stored {
-		if used[d] || (s.dicts.current != nil && s.dicts.current.id == d) {
+		if used[d] || slices.ContainsFunc(s.dicts.active, func(a *dictionary) bool { return a.id == d }) {
 			continue
 		}
 		if err := s.update(len(d)+1, false, func(txn *badger.Txn) error { return txn.Delete(dictKey(d)) }); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,16 +20,16 @@ import (
 func evidenceLike(f, i, n int) []byte {
 	rng := rand.New(rand.NewPCG(uint64(f), uint64(n)))
 	var b strings.Builder
+	if f > 0 { // another family shares no words with the first, and few with each other
+		fmt.Fprintf(&b, "family %d, document %d, time %02d:%02d\n", f, n, i%60, (i*7)%60)
+		for range 300 {
+			fmt.Fprintf(&b, "%s ", strconv.FormatUint(rng.Uint64()|uint64(f)<<60, 36))
+		}
+		return []byte(b.String())
+	}
 	fmt.Fprintf(&b, `{"scenario":"s-%d","at":"2026-08-20T08:%02d:%02dZ","words":[`, n, i%60, (i*7)%60)
 	for range 300 {
-		if f == 0 {
-			fmt.Fprintf(&b, `"%x",`, rng.Uint32())
-			continue
-		}
-		for range 9 { // another family shares no alphabet with the first
-			b.WriteByte(byte('G' + rng.IntN(20)))
-		}
-		b.WriteByte(';')
+		fmt.Fprintf(&b, `"%x",`, rng.Uint32())
 	}
 	b.WriteString(`""]}`)
 	return []byte(b.String())
@@ -63,8 +64,8 @@ func TestDictionaries(t *testing.T) {
 		return ds, stored
 	}
 	_, first := write(1)
-	if s.dicts.current == nil {
-		t.Fatal("no dictionary after the first session")
+	if len(s.dicts.active) != 1 {
+		t.Fatalf("%d active dictionaries after the first session, want 1", len(s.dicts.active))
 	}
 	second, stored := write(2)
 	if stored*5 > first {
@@ -85,7 +86,7 @@ func TestDictionaries(t *testing.T) {
 	if r, err := store.Check(ctx, s, store.CheckOptions{}); err != nil || !r.OK() {
 		t.Fatalf("check: %v %v", err, r.Problems)
 	}
-	dict := s.dicts.current.id
+	dict := s.dicts.active[0].id
 	s.Close()
 
 	// Without its dictionary, a record is corrupt and says which dictionary is missing.
@@ -107,8 +108,9 @@ func TestDictionaries(t *testing.T) {
 	}
 }
 
-// TestPruneDictionaries: Compact keeps the dictionaries records use and the current one, and
-// removes the others.
+// TestPruneDictionaries: a session unlike every active dictionary adds one, a session like one
+// of them uses it; Compact keeps the dictionaries records use and the active ones, and removes
+// the others.
 func TestPruneDictionaries(t *testing.T) {
 	ctx := t.Context()
 	s, err := OpenInMemory(Options{})
@@ -117,9 +119,10 @@ func TestPruneDictionaries(t *testing.T) {
 	}
 	defer s.Close()
 	// Sessions of family 0 (the first makes dictionary A, the second uses it), then of family
-	// 1 (unlike A: the first makes dictionary B, the second uses it).
+	// 1 (unlike A: the first makes dictionary B, the second uses it), then of family 0 again
+	// (it uses A: no new dictionary). Then five more families push A out of the active set.
 	var sessions [][]store.Digest
-	for _, family := range []int{0, 0, 1, 1} {
+	for _, family := range []int{0, 0, 1, 1, 0, 2, 3, 4, 5} {
 		var ds []store.Digest
 		for n := range 12 {
 			d, _, err := s.PutBlob(ctx, bytes.NewReader(evidenceLike(family, len(sessions), n)))
@@ -133,19 +136,21 @@ func TestPruneDictionaries(t *testing.T) {
 		}
 		sessions = append(sessions, ds)
 	}
-	if n := countDictionaries(t, s); n != 2 {
-		t.Fatalf("%d dictionaries, want 2", n)
+	if n := countDictionaries(t, s); n != 6 || len(s.dicts.active) != maxActive {
+		t.Fatalf("%d dictionaries (%d active), want 6 (%d active)", n, len(s.dicts.active), maxActive)
 	}
-	for _, d := range sessions[1] { // the only records using dictionary A
-		if err := s.Delete(ctx, d); err != nil {
-			t.Fatal(err)
+	for _, i := range []int{1, 4} { // the only records using dictionary A, no longer active
+		for _, d := range sessions[i] {
+			if err := s.Delete(ctx, d); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := s.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := countDictionaries(t, s); n != 1 {
-		t.Errorf("%d dictionaries after pruning, want 1", n)
+	if n := countDictionaries(t, s); n != 5 {
+		t.Errorf("%d dictionaries after pruning, want 5", n)
 	}
 	for n, d := range sessions[3] {
 		if got := readAllBlob(t, s, d); !bytes.Equal(got, evidenceLike(1, 3, n)) {

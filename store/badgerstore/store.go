@@ -274,7 +274,7 @@ func (s *Store) checkFormat(fresh bool) error {
 	}
 	switch {
 	case marker != nil && bytes.Equal(marker, formatMarker):
-		return s.loadCurrentDictionary()
+		return s.loadActiveDictionaries()
 	case marker != nil && bytes.Equal(marker, formatMarkerV2) && s.opts.ReadOnly:
 		return nil
 	case marker != nil && bytes.Equal(marker, formatMarkerV2):
