@@ -59,7 +59,7 @@ type dictionary struct {
 // (since the last Sync) wrote that could become the next.
 type dictionaries struct {
 	mu      sync.Mutex
-	active  []*dictionary // newest first
+	active  []store.Digest // newest first; loaded on first use, see dictionary
 	loaded  map[store.Digest]*dictionary
 	session bytes.Buffer
 	// plain and packed sum, over the session's records, the size of each compressed alone
@@ -122,13 +122,7 @@ func (s *Store) loadActiveDictionaries() error {
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		d, err := s.dictionary(id)
-		if err != nil {
-			return fmt.Errorf("badgerstore: active dictionary: %w", err)
-		}
-		s.dicts.active = append(s.dicts.active, d)
-	}
+	s.dicts.active = ids
 	return nil
 }
 
@@ -182,15 +176,21 @@ func (s *Store) compressRecord(content []byte) (c codec, dict store.Digest, payl
 		return c, dict, payload, nil
 	}
 	s.dicts.mu.Lock()
-	active := slices.Clone(s.dicts.active)
-	encs := make([]*zstd.Encoder, len(active))
-	for i, d := range active {
-		if encs[i], err = d.encoder(); err != nil {
-			s.dicts.mu.Unlock()
+	ids := slices.Clone(s.dicts.active)
+	s.dicts.mu.Unlock()
+	active := make([]*dictionary, len(ids))
+	encs := make([]*zstd.Encoder, len(ids))
+	for i, id := range ids {
+		if active[i], err = s.dictionary(id); err != nil {
+			return 0, dict, nil, fmt.Errorf("badgerstore: active dictionary: %w", err)
+		}
+		s.dicts.mu.Lock()
+		encs[i], err = active[i].encoder()
+		s.dicts.mu.Unlock()
+		if err != nil {
 			return 0, dict, nil, err
 		}
 	}
-	s.dicts.mu.Unlock()
 	alone, stored := len(payload), len(payload)
 	for i, enc := range encs {
 		if withDict := enc.EncodeAll(content, nil); len(withDict)+digestSize < stored {
@@ -226,11 +226,11 @@ func (s *Store) rotateDictionary() error {
 	if err != nil {
 		return err
 	}
-	active := append([]*dictionary{d}, s.dicts.active...)
+	active := append([]store.Digest{id}, s.dicts.active...)
 	active = active[:min(len(active), maxActive)]
 	var ids []byte
 	for _, a := range active {
-		ids = append(ids, a.id[:]...)
+		ids = append(ids, a[:]...)
 	}
 	c, payload := compress(nil, raw)
 	rec := appendInline(nil, 0, c, store.Digest{}, int64(len(raw)), payload)
@@ -286,7 +286,7 @@ func (s *Store) pruneDictionaries() error {
 	s.dicts.mu.Lock()
 	defer s.dicts.mu.Unlock()
 	for _, d := range stored {
-		if used[d] || slices.ContainsFunc(s.dicts.active, func(a *dictionary) bool { return a.id == d }) {
+		if used[d] || slices.Contains(s.dicts.active, d) {
 			continue
 		}
 		if err := s.update(len(d)+1, false, func(txn *badger.Txn) error { return txn.Delete(dictKey(d)) }); err != nil {

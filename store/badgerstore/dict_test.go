@@ -86,7 +86,7 @@ func TestDictionaries(t *testing.T) {
 	if r, err := store.Check(ctx, s, store.CheckOptions{}); err != nil || !r.OK() {
 		t.Fatalf("check: %v %v", err, r.Problems)
 	}
-	dict := s.dicts.active[0].id
+	dict := s.dicts.active[0]
 	s.Close()
 
 	// Without its dictionary, a record is corrupt and says which dictionary is missing.
