@@ -105,7 +105,7 @@ func lockHolder(dir string) string {
 	if err != nil || pid <= 0 || pid == os.Getpid() {
 		return ""
 	}
-	if syscall.Kill(pid, 0) != nil && !errors.Is(syscall.Kill(pid, 0), syscall.EPERM) {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return "" // a stale file left by a writer that was killed
 	}
 	return "pid " + strconv.Itoa(pid)
