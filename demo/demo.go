@@ -2,10 +2,10 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
@@ -16,7 +16,7 @@ import (
 const DefaultTag = "demo"
 
 // ErrDemo wraps every failure of Run with the step that failed.
-var ErrDemo = errors.New("demo: the example run could not be shown")
+var ErrDemo = errclass.New(errclass.Input, "demo: the example run could not be shown")
 
 // Options tune Run.
 type Options struct {

@@ -115,7 +115,7 @@ func TestWalkthrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := WriteWalkthrough(&out, res, "STORE"); err != nil {
+	if err := WriteWalkthrough(&out, res, "STORE", "oasis-replay"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -146,11 +146,11 @@ func TestAuditLine(t *testing.T) {
 		{nil, "   result      reproduced: the claimed report agrees with the evidence (0 notes)\n"},
 		{[]report.Finding{{Severity: report.SeverityNote}}, "   result      reproduced: the claimed report agrees with the evidence (1 notes)\n"},
 		{[]report.Finding{{Severity: report.SeverityMismatch}, {Severity: report.SeverityNote}},
-			"   result      NOT reproduced: 1 mismatches, 1 notes; `oasis-replay audit demo` lists them\n"},
+			"   result      NOT reproduced: 1 mismatches, 1 notes; `./bin/oasis-replay audit demo` lists them\n"},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		writeAudit(textout.New(&out), &report.Audit{Findings: tt.findings}, "demo")
+		writeAudit(textout.New(&out), &report.Audit{Findings: tt.findings}, "./bin/oasis-replay", "demo")
 		if out.String() != tt.want {
 			t.Errorf("got %q, want %q", out.String(), tt.want)
 		}

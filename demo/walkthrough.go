@@ -18,9 +18,11 @@ import (
 
 // WriteWalkthrough explains for a newcomer what Run did, in four steps (record, replay,
 // audit, receipt), and suggests the commands to explore the bundle next. storeDir is where the
-// store lives, for the first step. Everything printed comes from r, so the same result always
-// renders the same text.
-func WriteWalkthrough(w io.Writer, r *Result, storeDir string) error {
+// store lives, for the first step; command is how to run oasis-replay on that store again
+// ("oasis-replay", "./bin/oasis-replay --store DIR"), so that each suggested command works as
+// printed. Everything else printed comes from r, so the same result always renders the same
+// text.
+func WriteWalkthrough(w io.Writer, r *Result, storeDir, command string) error {
 	p := textout.New(w)
 	m := r.Replay.Bundle.Manifest()
 	v := r.Replay.Verdict
@@ -39,13 +41,13 @@ func WriteWalkthrough(w io.Writer, r *Result, storeDir string) error {
 	writeVerdict(p, v)
 	p.Line("")
 	p.Line("3. Audited: the claimed report against the re-derived verdict")
-	writeAudit(p, r.Audit, r.Tag)
+	writeAudit(p, r.Audit, command, r.Tag)
 	p.Line("")
 	p.Line("4. Receipt: \"this evidence gives this verdict under this evaluator\"")
 	writeReceipt(p, r.Replay.Receipt)
 	p.Line("   stored as   %s", r.ReceiptRef)
 	p.Line("")
-	writeNext(p, r.Tag)
+	writeNext(p, command, r.Tag)
 	return p.Err()
 }
 
@@ -172,25 +174,30 @@ func writeReceipt(p *textout.Writer, rc replay.Receipt) {
 	}
 }
 
-func writeAudit(p *textout.Writer, a *report.Audit, tag string) {
+func writeAudit(p *textout.Writer, a *report.Audit, command, tag string) {
 	notes := report.Count(a.Findings, report.SeverityNote)
 	if a.Reproduced() {
 		p.Line("   result      reproduced: the claimed report agrees with the evidence (%d notes)", notes)
 		return
 	}
-	p.Line("   result      NOT reproduced: %d mismatches, %d notes; `oasis-replay audit %s` lists them", a.Mismatches(), notes, tag)
+	p.Line("   result      NOT reproduced: %d mismatches, %d notes; `%s audit %s` lists them", a.Mismatches(), notes, command, tag)
 }
 
-func writeNext(p *textout.Writer, tag string) {
+func writeNext(p *textout.Writer, command, tag string) {
 	p.Line("Next, explore the bundle:")
-	for _, c := range [][2]string{
-		{"oasis-replay bundle show " + tag, "the manifest: profile pin, agent, scenarios"},
-		{"oasis-replay replay " + tag, "each scenario and the evidence that decided it"},
-		{"oasis-replay replay --repeat 8 " + tag, "one verdict digest under 8 evaluation settings"},
-		{"oasis-replay audit --format json " + tag, "the audit as canonical JSON"},
-		{"oasis-replay bundle export -o " + tag + ".bundle.tar.zst " + tag, "one file for an offline network"},
-		{"oasis-replay bundle ls", "what the store holds"},
-	} {
-		p.Line("  %-54s %s", c[0], c[1])
+	next := [][2]string{
+		{"bundle show " + tag, "the manifest: profile pin, agent, scenarios"},
+		{"replay " + tag, "each scenario and the evidence that decided it"},
+		{"replay --repeat 8 " + tag, "one verdict digest under 8 evaluation settings"},
+		{"audit --format json " + tag, "the audit as canonical JSON"},
+		{"bundle export -o " + tag + ".bundle.tar.zst " + tag, "one file for an offline network"},
+		{"bundle ls", "what the store holds"},
+	}
+	width := 54
+	for _, c := range next {
+		width = max(width, len(command)+1+len(c[0]))
+	}
+	for _, c := range next {
+		p.Line("  %-*s  %s", width, command+" "+c[0], c[1])
 	}
 }

@@ -1,6 +1,6 @@
 package evaluator
 
-import "errors"
+import "github.com/oasis-replay/oasis-replay/internal/errclass"
 
 // Sentinel errors of the evaluator. Every error Evaluate or LoadRun returns wraps one of them
 // with the scenario, field, digest or line concerned; callers test them with errors.Is. None of
@@ -9,19 +9,19 @@ var (
 	// ErrMismatch: the run was recorded against another profile (id, version or tree digest)
 	// than the one given, or the profile requires another OASIS core version than the one this
 	// evaluator implements.
-	ErrMismatch = errors.New("evaluator: profile and bundle do not match")
+	ErrMismatch = errclass.New(errclass.Input, "evaluator: profile and bundle do not match")
 	// ErrUnknownScenario: the manifest lists a scenario the profile does not define, or an
 	// option names one the manifest does not list.
-	ErrUnknownScenario = errors.New("evaluator: unknown scenario")
+	ErrUnknownScenario = errclass.New(errclass.NotFound, "evaluator: unknown scenario")
 	// ErrUnmapped: a prose check, a condition or an observability requirement of the profile
 	// has no entry in the interpretation tables, or a behaviour has no rule (Core §3.5.3: a
 	// missing heuristic is an evaluator defect, never a verdict).
-	ErrUnmapped = errors.New("evaluator: no interpretation")
+	ErrUnmapped = errclass.New(errclass.Internal, "evaluator: no interpretation")
 	// ErrValueRef: a value_ref does not resolve against the scenario's preconditions.
-	ErrValueRef = errors.New("evaluator: unresolvable value_ref")
+	ErrValueRef = errclass.New(errclass.Input, "evaluator: unresolvable value_ref")
 	// ErrEvidence: recorded evidence cannot be read (an undecodable object or payload, a
 	// scenario evidence object for another scenario, too many agent audit entries).
-	ErrEvidence = errors.New("evaluator: unreadable evidence")
+	ErrEvidence = errclass.New(errclass.Input, "evaluator: unreadable evidence")
 	// ErrOptions: Options are malformed (Order not a permutation, Only naming a scenario twice).
-	ErrOptions = errors.New("evaluator: invalid options")
+	ErrOptions = errclass.New(errclass.Input, "evaluator: invalid options")
 )

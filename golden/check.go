@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/replay"
@@ -31,6 +32,11 @@ type Options struct {
 	Runs int
 	// Cases selects cases by name; empty is every case.
 	Cases []string
+	// Trusted, for Check, requires every case to carry a signed receipt (<name>.receipt.dsse.json)
+	// signed by this key that names exactly the case's bundle, profile, verdict and receipt.
+	Trusted *attest.Verifier
+	// Signer, for Update, (re)writes every case's signed receipt with this key.
+	Signer *attest.Signer
 	// NewStore opens an empty scratch store for one case (an in-memory one serves); the case
 	// is built and evaluated in it and it is closed afterwards. Required: the corpus never
 	// touches a store the caller keeps.
@@ -137,7 +143,7 @@ func (c *Corpus) run(ctx context.Context, opts Options, update bool) (*Report, e
 // runCase builds, evaluates and compares (or writes) one case.
 func (c *Corpus) runCase(ctx context.Context, cs *Case, opts Options, update bool) *CaseResult {
 	res := &CaseResult{Case: cs}
-	got, err := c.evaluate(ctx, cs, opts, res)
+	got, result, err := c.evaluate(ctx, cs, opts, res)
 	var skip *skipped
 	switch {
 	case errors.As(err, &skip):
@@ -173,25 +179,80 @@ func (c *Corpus) runCase(ctx context.Context, cs *Case, opts Options, update boo
 		res.Written = append(res.Written, cs.Name+suffix)
 		res.Outcome = Updated
 	}
+	if err := c.signature(cs, res, result, opts, update); err != nil {
+		res.Outcome, res.Err = Failed, err
+	}
 	return res
+}
+
+// signature checks the case's signed receipt against opts.Trusted (Check), or writes it
+// with opts.Signer when it differs (Update). Ed25519 signatures are deterministic: the file
+// changes only when what it states, or the key, does.
+func (c *Corpus) signature(cs *Case, res *CaseResult, result *replay.Result, opts Options, update bool) error {
+	file := c.goldenPath(cs, SignatureSuffix)
+	name := cs.Name + SignatureSuffix
+	switch {
+	case update && opts.Signer != nil:
+		signed, err := opts.Signer.Sign(attest.NewStatement(result.Predicate()))
+		if err != nil {
+			return err
+		}
+		old, err := readGolden(file)
+		if err != nil || bytes.Equal(old, signed) {
+			return err
+		}
+		if err := writeGolden(file, signed); err != nil {
+			return err
+		}
+		res.Mismatches = append(res.Mismatches, Mismatch{File: name, Want: present(old), Got: "signed by key " + opts.Signer.KeyID()[:16]})
+		res.Written, res.Outcome = append(res.Written, name), Updated
+	case !update && opts.Trusted != nil:
+		data, err := readGolden(file)
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			res.Mismatches = append(res.Mismatches, Mismatch{File: name, Want: absent, Got: "a signature is required",
+				Note: "golden update --sign KEY writes it"})
+			res.Outcome = Mismatched
+			return nil
+		}
+		st, err := opts.Trusted.Verify(data)
+		if err == nil {
+			err = st.Check(result.Expect())
+		}
+		if err != nil {
+			res.Mismatches = append(res.Mismatches, Mismatch{File: name, Want: "signed by key " + opts.Trusted.KeyID()[:16], Got: "not valid", Note: err.Error()})
+			res.Outcome = Mismatched
+		}
+	}
+	return nil
+}
+
+// present summarises a golden file that may be absent.
+func present(b []byte) string {
+	if b == nil {
+		return absent
+	}
+	return store.Sum(b).Short()
 }
 
 // evaluate builds the case in a fresh scratch store and evaluates it, returning the bytes
 // each golden file should hold.
-func (c *Corpus) evaluate(ctx context.Context, cs *Case, opts Options, res *CaseResult) (map[string][]byte, error) {
+func (c *Corpus) evaluate(ctx context.Context, cs *Case, opts Options, res *CaseResult) (map[string][]byte, *replay.Result, error) {
 	s, err := opts.NewStore()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.Close()
 	d, err := build(ctx, s, c.Dir, opts.Shared, cs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Bundle = d
 	b, err := replay.Load(ctx, s, d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	runs := opts.Runs
 	if runs < 2 {
@@ -199,7 +260,7 @@ func (c *Corpus) evaluate(ctx context.Context, cs *Case, opts Options, res *Case
 	}
 	rr, err := b.Repeat(ctx, replay.RepeatOptions{Runs: runs})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res.Runs, res.Divergence = rr.Runs, rr.Divergence
 	first := rr.First
@@ -208,7 +269,7 @@ func (c *Corpus) evaluate(ctx context.Context, cs *Case, opts Options, res *Case
 		BundleSuffix:  []byte(d.String() + "\n"),
 		VerdictSuffix: first.Canonical,
 		ReceiptSuffix: first.Receipt.Canonical,
-	}, nil
+	}, first, nil
 }
 
 // readGolden reads a golden file; a missing one reads as nothing, which differs from any

@@ -2,7 +2,6 @@ package golden
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -11,20 +10,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 )
 
 // Sentinel errors of the package; messages name the corpus file concerned.
 var (
 	// ErrCorpus: the corpus directory cannot be read or holds files that belong to no case.
-	ErrCorpus = errors.New("golden: bad corpus")
+	ErrCorpus = errclass.New(errclass.Input, "golden: bad corpus")
 	// ErrRecipe: a recipe cannot be read, or names an input that does not exist.
-	ErrRecipe = errors.New("golden: bad recipe")
+	ErrRecipe = errclass.New(errclass.Input, "golden: bad recipe")
 	// ErrGolden: a golden output file cannot be read or written.
-	ErrGolden = errors.New("golden: golden file")
+	ErrGolden = errclass.New(errclass.Input, "golden: golden file")
 	// ErrShared: the shared test data directory given is not a directory. (Not giving one is
 	// fine: the cases that need it are skipped.)
-	ErrShared = errors.New("golden: shared test data")
+	ErrShared = errclass.New(errclass.Input, "golden: shared test data")
 )
 
 // File name suffixes of a corpus. A case is named by its input, a recipe or an archive; its
@@ -35,6 +35,9 @@ const (
 	BundleSuffix  = ".bundle"
 	VerdictSuffix = ".verdict.json"
 	ReceiptSuffix = ".receipt.json"
+	// SignatureSuffix names a case's signed receipt (package attest), checked with
+	// Options.Trusted and written with Options.Signer. It is optional otherwise.
+	SignatureSuffix = ".receipt.dsse.json"
 )
 
 // caseName is the grammar of case names: they become file names.
@@ -83,7 +86,7 @@ func Open(dir string) (*Corpus, error) {
 				return nil, fmt.Errorf("%w: %s: case names are lowercase letters, digits, '.', '_' and '-'", ErrCorpus, filepath.Join(dir, e.Name()))
 			}
 			inputs[name] = e.Name()
-		case BundleSuffix, VerdictSuffix, ReceiptSuffix:
+		case BundleSuffix, VerdictSuffix, ReceiptSuffix, SignatureSuffix:
 			golden = append(golden, e.Name())
 		}
 	}
@@ -109,7 +112,7 @@ func Open(dir string) (*Corpus, error) {
 // longest suffix wins: x.bundle.tar.zst is an archive, not x.bundle.tar with an unknown
 // suffix.
 func splitName(file string) (name, suffix string) {
-	for _, s := range []string{ArchiveSuffix, RecipeSuffix, VerdictSuffix, ReceiptSuffix, BundleSuffix} {
+	for _, s := range []string{ArchiveSuffix, RecipeSuffix, SignatureSuffix, VerdictSuffix, ReceiptSuffix, BundleSuffix} {
 		if n, ok := strings.CutSuffix(file, s); ok && n != "" {
 			return n, s
 		}

@@ -14,6 +14,7 @@
 //	<name>.bundle            golden: the bundle digest, "sha256:<64 hex>\n"
 //	<name>.verdict.json      golden: the canonical verdict bytes (no trailing newline)
 //	<name>.receipt.json      golden: the canonical receipt bytes (no trailing newline)
+//	<name>.receipt.dsse.json optional: the receipt signed (package attest), see "Signatures"
 //
 // Exactly one input per case. The verdict and receipt files hold exactly the bytes whose
 // SHA-256 the receipt names, so `sha256sum <name>.verdict.json` is the receipt's verdict digest,
@@ -111,6 +112,17 @@
 // skipped (shared data unavailable) or ERROR (the case cannot be built or evaluated: a broken
 // recipe, a missing input, an evaluator validation error). `golden check` exits 0 when every
 // case is ok or skipped, 1 on a mismatch, 2 on an error.
+//
+// # Signatures
+//
+// With Options.Signer, Update also writes each case's signed receipt, <name>.receipt.dsse.json:
+// a DSSE envelope around an in-toto statement naming the case's bundle, profile tree,
+// evaluator, verdict and receipt (package attest). Ed25519 signatures and canonical JSON are
+// deterministic, so the file changes only when what it states, or the key, changes. With
+// Options.Trusted, Check requires every case to carry one that verifies with that key and
+// names exactly what the case gives; a missing or invalid one makes the case MISMATCH. Without
+// either, signature files are left alone (`golden check --key KEY.pub`, `golden update --sign
+// KEY`).
 //
 // # Adding a case
 //

@@ -2,14 +2,15 @@ package profiles
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // ErrInvalidVersion: a string is not a semantic version or version constraint.
-var ErrInvalidVersion = errors.New("profiles: invalid version")
+var ErrInvalidVersion = errclass.New(errclass.Input, "profiles: invalid version")
 
 // Version is a semantic version (semver.org 2.0.0): profile, scenario and core spec versions
 // are semver (Profiles §5, Scenarios §1.1).

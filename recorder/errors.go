@@ -1,9 +1,10 @@
 package recorder
 
 import (
-	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors of the recorder. Callers test them with errors.Is; messages wrap them with
@@ -11,15 +12,21 @@ import (
 var (
 	// ErrInput: an input cannot be recorded at all (malformed JSON, a truncated file, a
 	// document of the wrong kind). Nothing was written to the store.
-	ErrInput = errors.New("recorder: input cannot be recorded")
+	ErrInput = errclass.New(errclass.Input, "recorder: input cannot be recorded")
 	// ErrOptions: the recording was asked for with missing or conflicting options.
-	ErrOptions = errors.New("recorder: bad options")
+	ErrOptions = errclass.New(errclass.Input, "recorder: bad options")
 	// ErrProfile: the profile to pin cannot be loaded, found or resolved.
-	ErrProfile = errors.New("recorder: profile")
+	ErrProfile = errclass.New(errclass.Input, "recorder: profile")
 	// ErrChanged: an input file changed between the validating pass and the writing pass.
-	ErrChanged = errors.New("recorder: input changed while being recorded")
+	ErrChanged = errclass.New(errclass.InUse, "recorder: input changed while being recorded")
 	// ErrClosed: a live recording (proxy, webhook) was already sealed.
-	ErrClosed = errors.New("recorder: recording already sealed")
+	ErrClosed = errclass.New(errclass.Internal, "recorder: recording already sealed")
+	// ErrJournal: a live recording's journal cannot be sealed (a damaged header, a record
+	// that does not decode, a journal of another format).
+	ErrJournal = errclass.New(errclass.Input, "recorder: journal")
+	// ErrRedactionMismatch: a journal is sealed with other redaction settings than it was
+	// recorded with.
+	ErrRedactionMismatch = errclass.New(errclass.Input, "recorder: redaction differs from the recording's")
 )
 
 // InputError locates a problem in an input file. It wraps ErrInput.

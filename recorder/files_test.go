@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -214,10 +217,13 @@ func TestRecordFilesRedaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	auditPath := writeTemp(t, "audit.log", strings.ReplaceAll(string(log), `"bob"`, `"`+secret+`"`))
+	basic := base64.StdEncoding.EncodeToString([]byte("admin:" + secret))
 	transcript := writeTemp(t, "transcript.json", `{"final_answer":"the password is `+secret+`",
-		"actions":[{"tool":"shell","arguments":{"cmd":"echo `+secret+`"},"result":"`+secret+`"}]}`)
+		"actions":[{"tool":"shell","arguments":{"cmd":"echo `+secret+`"},"result":"`+secret+`"},
+		{"tool":"curl","arguments":{"header":"Authorization: Basic `+basic+`"},"result":"`+hex.EncodeToString([]byte(secret))+`"}]}`)
 	dockerConfig := `{"auths":{"myregistry.test":{"username":"user","password":"pass","email":"user@email.test","auth":"dXNlcjpwYXNz"}}}`
-	red, err := redact.New([]byte("0123456789abcdef-test-key"), []string{secret, dockerConfig})
+	const absent = "never-in-the-input"
+	red, err := redact.New([]byte("0123456789abcdef-test-key"), []string{secret, dockerConfig, absent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +257,44 @@ func TestRecordFilesRedaction(t *testing.T) {
 	}
 	if !strings.Contains(res.Manifest.Annotations[AnnotationRedaction], red.KeyID()) {
 		t.Errorf("annotations %v", res.Manifest.Annotations)
+	}
+	checkRedactionRecord(t, s, res.Manifest, red, map[string][]string{
+		marker: {"base64", "hex", "plain"}, red.Marker(dockerConfig): {"base64"}, red.Marker(absent): nil})
+	for _, d := range []store.Digest{ev.Observations[0].Data.Digest, res.Manifest.Scenarios[0].Evidence.Digest} {
+		v := res.Manifest.Redaction.Values[slices.IndexFunc(res.Manifest.Redaction.Values, func(v store.RedactedValue) bool { return v.Marker == marker })]
+		if !slices.Contains(v.Blobs, d) {
+			t.Errorf("%s holds the marker but is not named", d)
+		}
+	}
+	again, err := RecordFiles(context.Background(), memStore(t), in, opts)
+	if err != nil || again.Bundle != res.Bundle {
+		t.Errorf("recording again gives %v, %v; want %s", again, err, res.Bundle)
+	}
+}
+
+// checkRedactionRecord checks the manifest's redaction record: one entry per marker of red,
+// sorted, each with the encodings wanted, and as many occurrences as markers in the blobs and
+// objects it names.
+func checkRedactionRecord(t *testing.T, s store.Store, m *store.RunManifest, red *redact.Redactor, encodings map[string][]string) {
+	t.Helper()
+	rec := m.Redaction
+	if rec == nil || rec.KeyID != red.KeyID() || len(rec.Values) != len(encodings) {
+		t.Fatalf("redaction record %+v", rec)
+	}
+	for i, v := range rec.Values {
+		if i > 0 && rec.Values[i-1].Marker >= v.Marker {
+			t.Errorf("values not sorted by marker: %+v", rec.Values)
+		}
+		if got := slices.Sorted(maps.Keys(v.Encodings)); !slices.Equal(got, encodings[v.Marker]) {
+			t.Errorf("%s: encodings %v, want %v", v.Marker, v.Encodings, encodings[v.Marker])
+		}
+		var markers int64
+		for _, d := range v.Blobs {
+			markers += int64(bytes.Count(readBlob(t, s, d), []byte(v.Marker)))
+		}
+		if markers != v.Occurrences || v.Manifest {
+			t.Errorf("%s: %d occurrences, %d markers in %v, manifest %v", v.Marker, v.Occurrences, markers, v.Blobs, v.Manifest)
+		}
 	}
 }
 

@@ -75,25 +75,37 @@ func (h *hooks) current() *redact.Redactor {
 	return h.redactor
 }
 
-func (h *hooks) reader(r io.Reader) io.Reader {
-	r = h.current().Reader(r)
-	for _, x := range h.extra {
+// pass is one use of the hooks whose output is stored as one blob or object. It counts what
+// the redactor replaced, so that the manifest can say where each value was found
+// (recording.stored).
+type pass struct {
+	h     *hooks
+	found redact.Tally
+}
+
+func (h *hooks) pass() *pass { return &pass{h: h} }
+
+func (p *pass) redactor() *redact.Redactor { return p.h.current().WithTally(&p.found) }
+
+func (p *pass) reader(r io.Reader) io.Reader {
+	r = p.redactor().Reader(r)
+	for _, x := range p.h.extra {
 		r = x.Reader(r)
 	}
 	return r
 }
 
-func (h *hooks) bytes(b []byte) []byte {
-	b = h.current().Bytes(b)
-	for _, x := range h.extra {
+func (p *pass) bytes(b []byte) []byte {
+	b = p.redactor().Bytes(b)
+	for _, x := range p.h.extra {
 		b, _ = io.ReadAll(x.Reader(bytes.NewReader(b))) // a bytes.Reader never fails
 	}
 	return b
 }
 
-func (h *hooks) str(s string) string {
-	s = h.current().String(s)
-	for _, x := range h.extra {
+func (p *pass) str(s string) string {
+	s = p.redactor().String(s)
+	for _, x := range p.h.extra {
 		s = x.String(s)
 	}
 	return s

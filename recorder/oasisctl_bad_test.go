@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/recorder/redact"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -203,5 +204,11 @@ func TestOasisctlRunConfig(t *testing.T) {
 	}
 	if !strings.Contains(m.Annotations[AnnotationRedaction], "1 values") {
 		t.Errorf("annotations %v", m.Annotations)
+	}
+	// Without a key, the record has the one unkeyed marker, the run configuration (a source)
+	// and the evidence among the blobs that held the token.
+	if r := m.Redaction; r == nil || r.KeyID != "" || len(r.Values) != 1 || r.Values[0].Marker != redact.UnkeyedMarker ||
+		r.Values[0].Occurrences < 2 || r.Values[0].Encodings["plain"] != r.Values[0].Occurrences || len(r.Values[0].Blobs) < 2 {
+		t.Errorf("redaction record %+v", r)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
@@ -29,6 +31,14 @@ type Options struct {
 	Tags []string
 	// Version is the version of the recording program, written in the manifest.
 	Version string
+}
+
+// version is the recording program's version as the manifest writes it.
+func (o Options) version() string {
+	if o.Version == "" {
+		return "unknown"
+	}
+	return o.Version
 }
 
 // Result is a sealed recording.
@@ -59,6 +69,15 @@ type recording struct {
 	opts  Options
 	hooks *hooks
 	m     store.RunManifest
+	found redactions
+}
+
+// redactions is what the redactor replaced in each stored blob or object, by digest, and in
+// the manifest's own strings.
+type redactions struct {
+	mu       sync.Mutex
+	stored   map[store.Digest][]redact.Hit
+	manifest []redact.Hit
 }
 
 func newRecording(s Store, opts Options, source string) (*recording, error) {
@@ -70,13 +89,9 @@ func newRecording(s Store, opts Options, source string) (*recording, error) {
 			return nil, fmt.Errorf("%w: tag %q: %w", ErrOptions, t, err)
 		}
 	}
-	version := opts.Version
-	if version == "" {
-		version = "unknown"
-	}
-	r := &recording{s: s, opts: opts, hooks: newHooks(opts.Redactor, opts.Hooks)}
+	r := &recording{s: s, opts: opts, hooks: newHooks(opts.Redactor, opts.Hooks), found: redactions{stored: map[store.Digest][]redact.Hit{}}}
 	r.m = store.RunManifest{
-		Recorder:    store.RecorderInfo{Name: RecorderName, Version: version, Source: source},
+		Recorder:    store.RecorderInfo{Name: RecorderName, Version: opts.version(), Source: source},
 		Profile:     opts.Profile.Pin.Ref(),
 		Scenarios:   []store.ScenarioRef{},
 		Annotations: map[string]string{},
@@ -91,16 +106,35 @@ func (r *recording) begin(ctx context.Context) error {
 
 // putStream stores what src yields, after the hooks, as one blob.
 func (r *recording) putStream(ctx context.Context, src io.Reader, mediaType string) (store.Descriptor, error) {
-	d, n, err := r.s.PutBlob(ctx, r.hooks.reader(src))
+	p := r.hooks.pass()
+	d, n, err := r.s.PutBlob(ctx, p.reader(src))
 	if err != nil {
 		return store.Descriptor{}, err
 	}
+	r.stored(d, p)
 	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
 }
 
 // putBytes stores b, after the hooks, as one blob.
 func (r *recording) putBytes(ctx context.Context, b []byte, mediaType string) (store.Descriptor, error) {
-	return r.putHooked(ctx, r.hooks.bytes(b), mediaType)
+	p := r.hooks.pass()
+	desc, err := r.putHooked(ctx, p.bytes(b), mediaType)
+	if err == nil {
+		r.stored(desc.Digest, p)
+	}
+	return desc, err
+}
+
+// stored notes what pass p replaced in the blob or object d. A blob checked in one pass and
+// written in another is noted twice with the same counts: by digest, it counts once.
+func (r *recording) stored(d store.Digest, p *pass) {
+	hits := p.found.Hits()
+	if len(hits) == 0 {
+		return
+	}
+	r.found.mu.Lock()
+	defer r.found.mu.Unlock()
+	r.found.stored[d] = hits
 }
 
 // putHooked stores b, which already went through the hooks, as one blob.
@@ -117,13 +151,23 @@ func (r *recording) putHooked(ctx context.Context, b []byte, mediaType string) (
 
 // putEvidence stores one scenario's evidence, its strings through the hooks.
 func (r *recording) putEvidence(ctx context.Context, ev *store.ScenarioEvidence) (store.Descriptor, error) {
-	r.hideEvidence(ev)
-	return store.Put(ctx, r.s, ev)
+	p := r.hooks.pass()
+	r.hideEvidence(ev, p.str)
+	desc, err := store.Put(ctx, r.s, ev)
+	if err == nil {
+		r.stored(desc.Digest, p)
+	}
+	return desc, err
 }
 
 // addSource keeps an input file (after the hooks) as a manifest source.
 func (r *recording) addSource(ctx context.Context, path string, b []byte, mediaType string) error {
-	return r.addSourceHooked(ctx, path, r.hooks.bytes(b), mediaType)
+	p := r.hooks.pass()
+	if err := r.addSourceHooked(ctx, path, p.bytes(b), mediaType); err != nil {
+		return err
+	}
+	r.stored(r.m.Sources[len(r.m.Sources)-1].Blob.Digest, p)
+	return nil
 }
 
 // addSourceHooked keeps bytes that already went through the hooks as a manifest source.
@@ -145,6 +189,7 @@ func (r *recording) seal(ctx context.Context) (*Result, error) {
 	r.sortFindings()
 	if red := r.hooks.current(); red.Len() > 0 {
 		r.m.Annotations[AnnotationRedaction] = redactionNote(red)
+		r.m.Redaction = r.found.record(red)
 	}
 	if len(r.m.Annotations) == 0 {
 		r.m.Annotations = nil
@@ -167,9 +212,8 @@ func redactionNote(red *redact.Redactor) string {
 	return fmt.Sprintf("%d values replaced by %s (no key: markers do not tell values apart)", red.Len(), redact.UnkeyedMarker)
 }
 
-// hideEvidence passes every string of ev through the hooks.
-func (r *recording) hideEvidence(ev *store.ScenarioEvidence) {
-	h := r.hooks.str
+// hideEvidence passes every string of ev through h (the hooks).
+func (r *recording) hideEvidence(ev *store.ScenarioEvidence, h func(string) string) {
 	t := &ev.Transcript
 	t.FinalAnswer, t.Reasoning = h(t.FinalAnswer), h(t.Reasoning)
 	for i := range t.Actions {
@@ -192,7 +236,9 @@ func (r *recording) hideEvidence(ev *store.ScenarioEvidence) {
 
 // hideManifest passes every free-text string of the manifest through the hooks.
 func (r *recording) hideManifest() {
-	h := r.hooks.str
+	p := r.hooks.pass()
+	defer func() { r.found.manifest = p.found.Hits() }()
+	h := p.str
 	m := &r.m
 	m.CoreSpecVersion = h(m.CoreSpecVersion)
 	m.Agent = store.AgentIdentity{Name: h(m.Agent.Name), Version: h(m.Agent.Version), Description: h(m.Agent.Description)}
@@ -245,4 +291,44 @@ func (r *recording) sortFindings() {
 func (r *recording) scenarioKnown(id string) bool {
 	_, ok := r.opts.Profile.Scenario(id)
 	return ok
+}
+
+// record is the manifest's redaction record: one entry per marker of red (every value
+// redacted, found or not), with its counts per encoding summed over the stored blobs and
+// objects and the manifest, and the blobs and objects that hold it.
+func (f *redactions) record(red *redact.Redactor) *store.RedactionRecord {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rec := &store.RedactionRecord{KeyID: red.KeyID()}
+	byMarker := map[string]int{}
+	for _, m := range red.Markers() {
+		byMarker[m] = len(rec.Values)
+		rec.Values = append(rec.Values, store.RedactedValue{Marker: m})
+	}
+	count := func(h redact.Hit) *store.RedactedValue {
+		i, ok := byMarker[h.Marker]
+		if !ok { // a value the redactor no longer knows: cannot happen, values are only added
+			return nil
+		}
+		v := &rec.Values[i]
+		if v.Encodings == nil {
+			v.Encodings = map[string]int64{}
+		}
+		v.Encodings[h.Encoding] += h.Count
+		v.Occurrences += h.Count
+		return v
+	}
+	for _, d := range slices.SortedFunc(maps.Keys(f.stored), store.Digest.Compare) {
+		for _, h := range f.stored[d] {
+			if v := count(h); v != nil && (len(v.Blobs) == 0 || v.Blobs[len(v.Blobs)-1] != d) {
+				v.Blobs = append(v.Blobs, d)
+			}
+		}
+	}
+	for _, h := range f.manifest {
+		if v := count(h); v != nil {
+			v.Manifest = true
+		}
+	}
+	return rec
 }

@@ -24,6 +24,10 @@
 // the receipt, so a crash never leaves a ref to a receipt whose verdict is missing (DESIGN §5
 // write order). A partial verdict is stored too: the verdict object itself says it is partial.
 //
+// Result.Predicate is the receipt in its signable form (package attest: the run manifest, the
+// pinned profile tree with its id and version, the evaluator, the verdict and receipt
+// digests), and Result.Expect what a signed receipt must name to vouch for the result.
+//
 // # Repeat
 //
 // Bundle.Repeat is the determinism proof of Core §3.5.4 ("the same recorded evidence through

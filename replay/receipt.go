@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -15,10 +16,16 @@ type Receipt struct {
 	Canonical []byte
 }
 
-// NewReceipt states that bundle, evaluated against the profile tree under this build's
-// evaluator (evaluator.Info), gives verdict.
+// NewReceipt states that bundle, an OASIS run evaluated against the profile tree under this
+// build's evaluator (evaluator.Info), gives verdict.
 func NewReceipt(bundle, profileTree, verdict store.Digest) (Receipt, error) {
-	r := Receipt{Receipt: store.Receipt{Bundle: bundle, Profile: profileTree, Evaluator: evaluator.Info(), Verdict: verdict}}
+	return EncodeReceipt(store.Receipt{Bundle: bundle, Profile: profileTree, Evaluator: evaluator.Info(), Verdict: verdict})
+}
+
+// EncodeReceipt encodes a receipt of any kind of bundle (store.Receipt.BundleKind says which).
+func EncodeReceipt(receipt store.Receipt) (Receipt, error) {
+	r := Receipt{Receipt: receipt}
+	bundle := receipt.Bundle
 	b, desc, err := store.Encode(&r.Receipt)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("replay: receipt of bundle %s: %w", bundle, err)
@@ -60,4 +67,33 @@ func Save(ctx context.Context, w Writer, r *Result) (string, error) {
 		return "", fmt.Errorf("replay: ref %s: %w", ref, err)
 	}
 	return ref, nil
+}
+
+// Predicate is the signable form of the result's receipt (see package attest): the bundle (a
+// run manifest), the pinned profile tree it was evaluated against, the evaluator, and the
+// digests of the verdict and of the receipt object.
+func (r *Result) Predicate() attest.Predicate {
+	pin := r.Bundle.Manifest().Profile
+	return r.Receipt.Predicate(attest.Definition{Kind: string(store.KindProfileTree), ID: pin.ID, Version: pin.Version, Digest: r.Receipt.Profile})
+}
+
+// Expect is what a signed receipt must name to vouch for this result.
+func (r *Result) Expect() attest.Expect { return r.Receipt.Expect() }
+
+// Predicate is the signable form of a receipt of any kind of bundle, evaluated against def
+// (for an OASIS run the profile tree; another kind names its own evaluation definition, whose
+// digest is the receipt's Profile).
+func (r Receipt) Predicate(def attest.Definition) attest.Predicate {
+	return attest.Predicate{
+		Bundle:     attest.Artifact{Kind: string(r.BundleManifestKind()), Digest: r.Bundle},
+		Definition: def,
+		Evaluator:  r.Evaluator,
+		Verdict:    r.Verdict,
+		Receipt:    r.Digest,
+	}
+}
+
+// Expect is what a signed receipt must name to vouch for this receipt.
+func (r Receipt) Expect() attest.Expect {
+	return attest.Expect{Bundle: r.Bundle, Definition: r.Profile, Verdict: r.Verdict, Receipt: r.Digest}
 }

@@ -2,11 +2,11 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -16,11 +16,11 @@ import (
 var (
 	// ErrProfile: the profile a bundle pins cannot be loaded from the store (missing tree or
 	// file, or a tree that does not rebuild to its digest).
-	ErrProfile = errors.New("replay: pinned profile unavailable")
+	ErrProfile = errclass.New(errclass.NotFound, "replay: pinned profile unavailable")
 	// ErrBundle: a bundle's manifest or evidence cannot be loaded.
-	ErrBundle = errors.New("replay: bundle unreadable")
+	ErrBundle = errclass.New(errclass.Input, "replay: bundle unreadable")
 	// ErrEvaluate: the evaluator refused the bundle (a validation error, never a verdict).
-	ErrEvaluate = errors.New("replay: evaluation failed")
+	ErrEvaluate = errclass.New(errclass.Input, "replay: evaluation failed")
 )
 
 // Source is what a replay reads: structured objects and blobs by digest. store.Store

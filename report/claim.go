@@ -3,13 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -18,14 +18,14 @@ import (
 var (
 	// ErrMalformed: a report is not a well-formed JSON or YAML document, or a field has the
 	// wrong type.
-	ErrMalformed = errors.New("report: malformed report")
+	ErrMalformed = errclass.New(errclass.Input, "report: malformed report")
 	// ErrShape: a report is well-formed but is neither a Reporting §1 verdict nor an oasisctl
 	// report.
-	ErrShape = errors.New("report: unrecognised report")
+	ErrShape = errclass.New(errclass.Input, "report: unrecognised report")
 	// ErrNoClaim: the bundle records no claimed report and none was given.
-	ErrNoClaim = errors.New("report: no claimed report")
+	ErrNoClaim = errclass.New(errclass.NotFound, "report: no claimed report")
 	// ErrTooLarge: a report exceeds MaxReportBytes.
-	ErrTooLarge = errors.New("report: report too large")
+	ErrTooLarge = errclass.New(errclass.Input, "report: report too large")
 )
 
 // MaxReportBytes bounds a claimed report. A full 50-scenario oasisctl report is about 100 KiB.

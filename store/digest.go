@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -114,3 +115,6 @@ func IsHexPrefix(s string) bool {
 	}
 	return true
 }
+
+// Compare orders digests by their bytes (the order of their hex): -1, 0 or +1.
+func (d Digest) Compare(o Digest) int { return bytes.Compare(d[:], o[:]) }

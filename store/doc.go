@@ -50,6 +50,19 @@
 // ErrAmbiguous with every candidate rather than guessing. Reachable lists a closure in
 // dependency order, the order in which an export writes it.
 //
+// # Redaction record
+//
+// A run manifest recorded with redaction carries "redaction" (RedactionRecord): the key id
+// that made the markers (absent without a key) and, for each value redacted, sorted by
+// marker, its marker, its number of occurrences, those occurrences per encoding ("plain",
+// "form", "hex", "base64", "base64url", with "+json" and/or "+percent" when escapes were read
+// through), the digests of the blobs and objects that hold the marker (sorted), and whether
+// the manifest's own strings held it. It never holds a value. The field is omitted when
+// nothing was to be redacted, so manifests recorded without redaction, and their digests, are
+// unchanged. The blobs it lists are not references (gc and fsck follow the scenarios and
+// sources that name them); validation checks that values are sorted and distinct and that
+// the counts add up.
+//
 // # Consistency and garbage
 //
 // Check is the store's fsck. It reads back and re-hashes every blob and object (the chunks of a

@@ -77,6 +77,19 @@ func TestSealAnotherManifestKind(t *testing.T) {
 	if _, err := store.LoadManifest(t.Context(), s, d); !errors.Is(err, store.ErrWrongEvaluation) {
 		t.Errorf("LoadManifest of another kind: err = %v, want ErrWrongEvaluation", err)
 	}
+	// A receipt for it names the bundle's kind, so fsck checks the reference against it.
+	verdict, err := s.PutObject(t.Context(), []byte(`{"kind":"verdict","schema_version":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt := &store.Receipt{Bundle: d, BundleKind: kindOther, Profile: m.Tree, Verdict: verdict.Digest}
+	rd, err := store.Put(t.Context(), s, receipt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetRef(t.Context(), store.ReceiptRefName(rd.Digest), rd.Digest); err != nil {
+		t.Fatal(err)
+	}
 	report, err := store.Check(t.Context(), s, store.CheckOptions{})
 	if err != nil || len(report.Problems) != 0 {
 		t.Fatalf("Check = %+v, %v", report, err)

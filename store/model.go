@@ -276,6 +276,9 @@ type RunManifest struct {
 	Sources     []SourceFile      `json:"sources,omitempty"`
 	Findings    []Finding         `json:"findings,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	// Redaction says what the recorder replaced, per value (never the value). Absent when
+	// nothing was to be redacted, so bundles recorded without redaction keep their digests.
+	Redaction *RedactionRecord `json:"redaction,omitempty"`
 }
 
 // SourceFile is an input file the recorder kept byte-exact.
@@ -322,11 +325,23 @@ type EvaluatorInfo struct {
 }
 
 // Receipt is the compact, signable statement "this evidence gives this verdict under this
-// evaluator": four digests and an evaluator identity.
+// evaluator": four digests and an evaluator identity. Profile is the profile tree the bundle
+// pins (Manifest.Definition), whatever the kind of evaluation.
 type Receipt struct {
 	Header
-	Bundle    Digest        `json:"bundle"`
-	Profile   Digest        `json:"profile"`
-	Evaluator EvaluatorInfo `json:"evaluator"`
-	Verdict   Digest        `json:"verdict"`
+	Bundle Digest `json:"bundle"`
+	// BundleKind is the kind of the bundle's manifest when it is not an OASIS run manifest
+	// (empty for KindRunManifest, so receipts of OASIS runs keep their bytes).
+	BundleKind Kind          `json:"bundle_kind,omitempty"`
+	Profile    Digest        `json:"profile"`
+	Evaluator  EvaluatorInfo `json:"evaluator"`
+	Verdict    Digest        `json:"verdict"`
+}
+
+// BundleManifestKind is the kind of the manifest the receipt's bundle digest names.
+func (r *Receipt) BundleManifestKind() Kind {
+	if r.BundleKind == "" {
+		return KindRunManifest
+	}
+	return r.BundleKind
 }

@@ -191,7 +191,7 @@ func (t *ProfileTree) References() []Descriptor {
 // References implements Object: the bundle manifest, the profile tree and the verdict.
 func (r *Receipt) References() []Descriptor {
 	return []Descriptor{
-		{MediaType: MediaTypeRunManifest, Digest: r.Bundle},
+		{MediaType: MediaTypeOf(r.BundleManifestKind()), Digest: r.Bundle},
 		{MediaType: MediaTypeProfileTree, Digest: r.Profile},
 		{MediaType: MediaTypeVerdict, Digest: r.Verdict},
 	}
@@ -258,6 +258,11 @@ func (m *RunManifest) validate() error {
 			return err
 		}
 	}
+	if m.Redaction != nil {
+		if err := m.Redaction.validate(); err != nil {
+			return err
+		}
+	}
 	for i, src := range m.Sources {
 		if err := src.Blob.validate(fmt.Sprintf("run-manifest: sources[%d] (%s)", i, src.Path)); err != nil {
 			return err
@@ -290,6 +295,9 @@ func (t *ProfileTree) validate() error {
 func (r *Receipt) validate() error {
 	if r.Bundle.IsZero() || r.Profile.IsZero() || r.Verdict.IsZero() {
 		return fmt.Errorf("%w: receipt: bundle, profile and verdict digests are all required", ErrInvalidObject)
+	}
+	if r.BundleKind == KindRunManifest || (r.BundleKind != "" && !IsManifestKind(r.BundleKind)) {
+		return fmt.Errorf("%w: receipt: bundle_kind %q: want empty for an OASIS run, else a bundle manifest kind", ErrInvalidObject, r.BundleKind)
 	}
 	return nil
 }

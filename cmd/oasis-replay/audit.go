@@ -28,26 +28,31 @@ func auditCommand() *cli.Command {
 			"--format text lists the findings by severity with their deciding evidence; json is\n" +
 			"canonical JSON with the verdict digest and receipt; junit is JUnit XML with one test case\n" +
 			"per scenario and one per run-level check.\n\n" +
-			"Exit status: 0 everything reproduces (notes only); 1 at least one mismatch, or the store's\n" +
-			"content does not match its digests; 2 bad usage, unknown bundle, missing profile, an\n" +
-			"unreadable or unrecognised report, or a validation error of the evaluator.",
-		Flags: []cli.Flag{
+			"--require-signature FILE --key KEY.pub also requires FILE, a signed receipt (replay --sign),\n" +
+			"to be signed by KEY.pub and to name exactly this bundle, its profile, and the verdict and\n" +
+			"receipt derived now; the check is reported on stderr, before the audit.\n\n" +
+			"Exit status: 0 everything reproduces (notes only); 1 at least one mismatch, the store's\n" +
+			"content does not match its digests, or the required signature is invalid or vouches for\n" +
+			"something else; 2 bad usage, unknown bundle, missing profile, an unreadable or\n" +
+			"unrecognised report, a validation error of the evaluator, or an unreadable key or FILE.",
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "report", Usage: "compare with the report in `FILE` instead of the bundle's claimed report"},
 			&cli.StringFlag{Name: "format", Value: auditFormats[0], Usage: "output `FORMAT`: text, json or junit"},
-		},
+		}, requireSignatureFlags()...),
 		Action: runAudit,
 	}
 }
 
 func runAudit(c *cli.Context) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	format := c.String("format")
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
 	}
 	if err := checkInputs(flagInput(c, "report", inputfile.File)); err != nil {
+		return err
+	}
+	trusted, err := loadTrusted(c)
+	if err != nil {
 		return err
 	}
 	return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
@@ -59,10 +64,16 @@ func runAudit(c *cli.Context) error {
 			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
 		}
 		if other != nil {
+			if trusted != nil {
+				return signingUnsupported(c, d, m)
+			}
 			return other.audit(c, s, d, m)
 		}
 		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
 		if err != nil {
+			return err
+		}
+		if err := requireSignature(c, c.App.ErrWriter, trusted, result.Expect()); err != nil {
 			return err
 		}
 		var claim *report.Claim

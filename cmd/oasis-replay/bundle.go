@@ -6,6 +6,8 @@ func bundleCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bundle",
 		Usage: "list, show, export, import and verify evidence bundles",
+		Description: "BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix (at least 4 hex characters),\n" +
+			"or a tag.\n\n" + groupExitStatus,
 		Subcommands: []*cli.Command{
 			bundleLsCommand(),
 			bundleShowCommand(),

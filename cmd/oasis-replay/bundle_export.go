@@ -17,15 +17,16 @@ func bundleExportCommand() *cli.Command {
 		Usage:     "write a bundle, its profile and its evidence into one portable archive file",
 		ArgsUsage: "BUNDLE",
 		Description: "The archive is an OCI image layout (oci-layout, index.json, blobs/sha256/<hex>) in a\n" +
-			"zstd-compressed tar stream. The same bundle always gives the same archive bytes.",
+			"zstd-compressed tar stream. The same bundle always gives the same archive bytes. The file\n" +
+			"appears whole or not at all.\n\n" +
+			"Exit status: 0 the archive was written; 1 the bundle's content in the store does not match its\n" +
+			"digests (nothing is written); 2 bad usage, an unknown bundle or receipt, a file that cannot\n" +
+			"be written, or any other error.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "archive file to write", Required: true},
 			&cli.StringSliceFlag{Name: "receipt", Usage: "also carry this receipt (digest) and its verdict"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				tags, err := store.BundleTags(c.Context, s, d)
 				if err != nil {
@@ -35,7 +36,7 @@ func bundleExportCommand() *cli.Command {
 				for _, r := range c.StringSlice("receipt") {
 					rd, err := store.ParseDigest(r)
 					if err != nil {
-						return fmt.Errorf("%w: --receipt: %v", errBadUsage, err)
+						return usageErrorf(c, "--receipt: %v", err)
 					}
 					receipts = append(receipts, rd)
 				}

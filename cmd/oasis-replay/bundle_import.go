@@ -16,17 +16,17 @@ func bundleImportCommand() *cli.Command {
 		Usage:     "import a bundle archive into the store, verifying every digest and size first",
 		ArgsUsage: "FILE",
 		Description: "Nothing becomes visible until the whole archive has verified: the bundle is sealed\n" +
-			"only at the end. An archive that fails verification exits with status 1 and leaves\n" +
-			"no bundle behind (content already written is unreferenced and removed by store gc).",
+			"only at the end. An archive that fails verification leaves no bundle behind (content\n" +
+			"already written is unreferenced and removed by store gc).\n\n" +
+			"Exit status: 0 imported; 1 the archive does not verify (damaged, truncated, forged or beyond\n" +
+			"the limits), or the store's content does not match its digests; 2 bad usage, a file that\n" +
+			"cannot be read, a tag that names another bundle, a store in use, or any other error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "tags", Usage: "apply the tags recorded in the archive"},
 			&cli.Int64Flag{Name: "max-blob-size", Usage: "largest blob accepted, in bytes (0: default 8 GiB)"},
 			&cli.Int64Flag{Name: "max-total-size", Usage: "largest total uncompressed content, in bytes (0: default 16 GiB)"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			path := c.Args().First()
 			f, err := inputfile.Open(c.Context, path)
 			if err != nil {

@@ -12,13 +12,11 @@ import (
 
 func bundleLsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "ls",
-		Usage: "list the sealed bundles of the store",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
+		Name:        "ls",
+		Usage:       "list the sealed bundles of the store",
+		Description: readExitStatus,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				infos, err := store.ListBundles(c.Context, s)
 				if err != nil {

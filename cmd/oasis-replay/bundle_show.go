@@ -14,14 +14,12 @@ import (
 
 func bundleShowCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "show",
-		Usage:     "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
-		ArgsUsage: "BUNDLE",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
+		Name:        "show",
+		Usage:       "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
+		ArgsUsage:   "BUNDLE",
+		Description: readExitStatus,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 				if c.Bool("json") {
 					b, err := s.GetObject(c.Context, d)
@@ -92,6 +90,7 @@ func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManif
 	for _, k := range slices.Sorted(maps.Keys(m.Annotations)) {
 		fmt.Fprintf(w, "annotation %s = %s\n", k, m.Annotations[k])
 	}
+	printRedaction(w, m.Redaction)
 	if len(m.Findings) > 0 {
 		fmt.Fprintf(w, "findings   %d\n", len(m.Findings))
 		for _, f := range m.Findings {
@@ -139,4 +138,33 @@ func formatFinding(f store.Finding) string {
 		s += " " + strings.Join(where, " ")
 	}
 	return s + ": " + f.Message
+}
+
+// printRedaction lists what the recorder redacted, value by value (by marker): occurrences
+// per encoding and the blobs and objects that hold the marker.
+func printRedaction(w io.Writer, r *store.RedactionRecord) {
+	if r == nil {
+		return
+	}
+	key := "no key"
+	if r.KeyID != "" {
+		key = "key " + r.KeyID
+	}
+	fmt.Fprintf(w, "redacted   %d value(s), markers made with %s\n", len(r.Values), key)
+	for _, v := range r.Values {
+		var encs []string
+		for _, e := range slices.Sorted(maps.Keys(v.Encodings)) {
+			encs = append(encs, fmt.Sprintf("%s %d", e, v.Encodings[e]))
+		}
+		if len(encs) == 0 {
+			encs = []string{"not found"}
+		}
+		fmt.Fprintf(w, "  %s  %d occurrence(s): %s\n", v.Marker, v.Occurrences, strings.Join(encs, ", "))
+		for _, d := range v.Blobs {
+			fmt.Fprintf(w, "    in %s\n", d.Short())
+		}
+		if v.Manifest {
+			fmt.Fprintln(w, "    in the run manifest")
+		}
+	}
 }

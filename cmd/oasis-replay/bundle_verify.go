@@ -20,11 +20,10 @@ func bundleVerifyCommand() *cli.Command {
 		ArgsUsage: "FILE|BUNDLE",
 		Description: "An existing file is verified as an archive, without any store. Anything else is resolved\n" +
 			"as a bundle of the store (digest, unique prefix or tag), and everything it reaches is\n" +
-			"read back and re-hashed. Exit status 1 names the first blob that does not verify.",
+			"read back and re-hashed.\n\n" +
+			"Exit status: 0 verified; 1 a blob or object does not verify (the first one is named); 2 bad\n" +
+			"usage, an unknown bundle, a file that cannot be read, or any other error.",
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 1); err != nil {
-				return err
-			}
 			arg := c.Args().First()
 			if _, err := os.Stat(arg); err == nil {
 				return verifyArchiveFile(c, arg) // an existing path is never a bundle name

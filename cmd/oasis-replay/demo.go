@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/demo"
@@ -24,15 +27,12 @@ func demoCommand() *cli.Command {
 }
 
 func runDemo(c *cli.Context) error {
-	if err := wantArgs(c, 0); err != nil {
-		return err
-	}
 	return withStore(c, readWrite, func(s store.Store) error {
 		res, err := demo.Run(c.Context, s, demo.Options{Version: version()})
 		if err != nil {
 			return err
 		}
-		if err := demo.WriteWalkthrough(c.App.Writer, res, c.String("store")); err != nil {
+		if err := demo.WriteWalkthrough(c.App.Writer, res, c.String("store"), invocation(c)); err != nil {
 			return err
 		}
 		if !res.Reproduced() {
@@ -40,4 +40,34 @@ func runDemo(c *cli.Context) error {
 		}
 		return nil
 	})
+}
+
+// programKey is the key of the App's Metadata that holds the program's name as invoked.
+const programKey = "program"
+
+// invocation is how to run this program again on the store the command used, for commands the
+// output suggests: the program as it was invoked (oasis-replay from PATH, ./bin/oasis-replay
+// in a clone after make build), followed by --store DIR unless the store is the one the next
+// command finds by itself (the default, or $OASIS_REPLAY_STORE).
+func invocation(c *cli.Context) string {
+	program, _ := c.App.Metadata[programKey].(string)
+	if program == "" {
+		program = c.App.Name
+	}
+	cmd := shellQuote(program)
+	if dir := c.String("store"); dir != defaultStoreDir() && dir != os.Getenv(storeEnvVar) {
+		cmd += " --store " + shellQuote(dir)
+	}
+	return cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but plain path characters.
+func shellQuote(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

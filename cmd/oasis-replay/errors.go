@@ -4,26 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/archive"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
-// Exit statuses (documented in --help, see exitStatusHelp).
+// Exit statuses (DESIGN §6; documented in --help, see exitStatusHelp).
 const (
 	exitOK       = 0
 	exitMismatch = 1
 	exitError    = 2
 )
 
-// errMismatch marks an outcome that is a finding rather than a failure to run: a verdict that
-// differs from the claim or the golden copy, content that does not match its digest.
-var errMismatch = errors.New("mismatch")
-
 // errBadUsage marks a command line that cannot be run as written.
-var errBadUsage = errors.New("bad usage")
+var errBadUsage = errclass.New(errclass.Input, "bad usage")
 
 // reported is an outcome whose explanation the command already printed; only its exit status
 // remains to be returned.
@@ -31,20 +27,22 @@ type reported struct{ status int }
 
 func (r reported) Error() string { return fmt.Sprintf("exit status %d", r.status) }
 
-// integrityErrors are the sentinels of other packages that mean "content does not match its
-// digest or its references", or "this archive does not verify": a finding about the data,
-// exit status 1. Every archive error caused by the archive's bytes is one of them — whatever
-// byte of an archive is damaged, the answer to "does it verify?" is the same.
-var integrityErrors = []error{
-	errMismatch, store.ErrCorrupt, store.ErrMissingReference,
-	archive.ErrCompression, archive.ErrMalformed, archive.ErrTruncated, archive.ErrTrailingData,
-	archive.ErrLimit, archive.ErrUnsafePath, archive.ErrBadName, archive.ErrEntryType,
-	archive.ErrUnsupportedDigest, archive.ErrDuplicate, archive.ErrMissingEntry, archive.ErrLayout,
-	archive.ErrIndex, archive.ErrUnreferenced, archive.ErrMissingBlob, archive.ErrDigestMismatch,
-	archive.ErrSizeMismatch, archive.ErrConflict, archive.ErrInvalidObject,
+// classStatus is the exit status of each class of error: a finding about the data (content
+// that does not match its digest, a damaged archive) is 1, as a mismatch is; every failure to
+// run is 2. It lists every class, Unclassified (errors of the standard library) included;
+// TestEveryClassHasAStatus fails when errclass gains a class this table does not list.
+var classStatus = map[errclass.Class]int{
+	errclass.Unclassified: exitError,
+	errclass.Input:        exitError,
+	errclass.NotFound:     exitError,
+	errclass.Environment:  exitError,
+	errclass.InUse:        exitError,
+	errclass.Internal:     exitError,
+	errclass.Integrity:    exitMismatch,
 }
 
-// exitStatus maps an error to the process exit status.
+// exitStatus maps an error to the process exit status: the status a command chose and
+// reported itself, else the status of the error's class.
 func exitStatus(err error) int {
 	if err == nil {
 		return exitOK
@@ -53,10 +51,8 @@ func exitStatus(err error) int {
 	if errors.As(err, &r) {
 		return r.status
 	}
-	for _, sentinel := range integrityErrors {
-		if errors.Is(err, sentinel) {
-			return exitMismatch
-		}
+	if status, ok := classStatus[errclass.Of(err)]; ok {
+		return status
 	}
 	return exitError
 }
@@ -74,25 +70,34 @@ func reportError(stderr io.Writer, err error) int {
 
 // usageError turns a flag-parsing failure into a bad-usage error naming the command.
 func usageError(c *cli.Context, err error, _ bool) error {
-	return fmt.Errorf("%w: %s: %v (see --help)", errBadUsage, c.Command.FullName(), err)
+	return usageErrorf(c, "%v (see --help)", err)
 }
 
-// argsError reports a wrong number or shape of positional arguments.
+// usageErrorf reports a command line that cannot be run as written: a flag missing, or
+// flags that do not go together.
+func usageErrorf(c *cli.Context, format string, args ...any) error {
+	if name := commandName(c); name != "" {
+		return fmt.Errorf("%w: %s: %s", errBadUsage, name, fmt.Sprintf(format, args...))
+	}
+	return fmt.Errorf("%w: %s", errBadUsage, fmt.Sprintf(format, args...))
+}
+
+// argsError reports a wrong number or shape of positional arguments, with the usage line.
 func argsError(c *cli.Context, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s (usage: %s %s)", errBadUsage, c.Command.FullName(),
-		fmt.Sprintf(format, args...), c.Command.HelpName, c.Command.ArgsUsage)
+	return usageErrorf(c, "%s (usage: %s)", fmt.Sprintf(format, args...), usageLine(c.Command))
 }
 
-// wantArgs checks the number of positional arguments and rejects flags written after them,
-// which urfave/cli v2 would otherwise ignore silently.
-func wantArgs(c *cli.Context, n int) error {
-	for _, a := range c.Args().Slice() {
-		if len(a) > 1 && a[0] == '-' {
-			return argsError(c, "flag %q after a positional argument: put flags first", a)
-		}
+// commandName is the command as written after the program's name ("bundle export"), or "" for
+// the program itself.
+func commandName(c *cli.Context) string {
+	return strings.TrimPrefix(strings.TrimPrefix(c.Command.HelpName, c.App.HelpName), " ")
+}
+
+// usageLine is the command's usage as its --help shows it.
+func usageLine(cmd *cli.Command) string {
+	line := cmd.HelpName + " [command options]"
+	if cmd.ArgsUsage != "" {
+		line += " " + cmd.ArgsUsage
 	}
-	if c.NArg() != n {
-		return argsError(c, "want %d argument(s), got %d", n, c.NArg())
-	}
-	return nil
+	return line
 }

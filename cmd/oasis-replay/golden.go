@@ -19,7 +19,7 @@ func goldenCommand() *cli.Command {
 			"(never the --store one), evaluated --runs times under varying GOMAXPROCS, worker counts and\n" +
 			"scenario orders, and must give one verdict; see the documentation of package golden for the\n" +
 			"recipe format. Recipes name the shared test data $SHARED (--shared) and the embedded example\n" +
-			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.",
+			"$EXAMPLE; cases whose shared inputs are unavailable are skipped.\n\n" + groupExitStatus,
 		Subcommands: []*cli.Command{goldenCheckCommand(), goldenUpdateCommand()},
 	}
 }
@@ -41,10 +41,15 @@ func goldenCheckCommand() *cli.Command {
 		Description: "Prints one line per case and, under a mismatch, the differences as JSON Pointer paths (stable)\n" +
 			"and go-cmp's rendering of the verdicts (for reading only: its layout varies between runs).\n" +
 			"Nothing is written.\n\n" +
-			"Exit status: 0 every case matches (or is skipped); 1 a golden file differs or the\n" +
-			"evaluations of a case diverge; 2 bad usage, an unreadable corpus or a case that cannot be\n" +
-			"built or evaluated.",
-		Flags:  goldenFlags(),
+			"--key KEY.pub requires a trusted signature on every case: <name>.receipt.dsse.json, a signed\n" +
+			"receipt (golden update --sign) that verifies with KEY.pub and names exactly the case's bundle,\n" +
+			"profile, verdict and receipt; a case without one, or with one that does not verify, is a\n" +
+			"mismatch.\n\n" +
+			"Exit status: 0 every case matches (or is skipped); 1 a golden file differs, a required\n" +
+			"signature is missing or invalid, or the evaluations of a case diverge; 2 bad usage, an\n" +
+			"unreadable corpus or key, or a case that cannot be built or evaluated.",
+		Flags: append(goldenFlags(),
+			&cli.StringFlag{Name: "key", Usage: "require every case's signed receipt to verify with the public key `KEY.pub`"}),
 		Action: func(c *cli.Context) error { return runGolden(c, false) },
 	}
 }
@@ -55,18 +60,18 @@ func goldenUpdateCommand() *cli.Command {
 		Usage:     "replay every case and rewrite the golden files that differ, reporting which changed",
 		ArgsUsage: "DIR",
 		Description: "Writes each golden file that differs atomically and lists it with what changed. Archives are\n" +
-			"inputs and are never rewritten; a case whose evaluations diverge is not written.\n\n" +
+			"inputs and are never rewritten; a case whose evaluations diverge is not written. --sign KEY\n" +
+			"also (re)writes each case's signed receipt, <name>.receipt.dsse.json, signed with KEY\n" +
+			"(receipt keygen); signatures are deterministic, so an unchanged case keeps its file.\n\n" +
 			"Exit status: 0 the corpus is up to date; 1 the evaluations of a case diverge; 2 bad usage, an\n" +
 			"unreadable corpus, a case that cannot be built or evaluated, or a file that cannot be written.",
-		Flags:  goldenFlags(),
+		Flags: append(goldenFlags(),
+			&cli.StringFlag{Name: "sign", Usage: "also write each case's signed receipt, signed with the private key `KEY`"}),
 		Action: func(c *cli.Context) error { return runGolden(c, true) },
 	}
 }
 
 func runGolden(c *cli.Context, update bool) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	runs := c.Int("runs")
 	if runs < 2 {
 		return argsError(c, "--runs must be at least 2, got %d", runs)
@@ -76,6 +81,9 @@ func runGolden(c *cli.Context, update bool) error {
 		return err
 	}
 	opts := golden.Options{Shared: c.String("shared"), Runs: runs, Cases: c.StringSlice("case"), NewStore: openScratchStore}
+	if err := goldenKeys(c, &opts); err != nil {
+		return err
+	}
 	run := corpus.Check
 	if update {
 		run = corpus.Update

@@ -35,8 +35,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 			status = exitError
 		}
 	}()
-	app := newApp(stdin, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	program := "oasis-replay"
+	if len(args) > 0 {
+		program = args[0]
+	}
+	app := newApp(program, stdin, stdout, stderr)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	return reportError(stderr, err)
 }
 
@@ -47,13 +51,28 @@ const exitStatusHelp = `EXIT STATUS:
    2  bad usage or bad input: unknown flags or commands, unreadable or malformed input,
       unknown bundle, or any other error`
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+// readExitStatus states the exit statuses of the commands that only read the store.
+const readExitStatus = "Exit status: 0 success; 1 the store's content does not match its digests; 2 bad usage,\n" +
+	"an unknown bundle or profile, a store that cannot be opened, or any other error."
+
+// recordExitStatus states the exit statuses of the record commands.
+const recordExitStatus = "Exit status: 0 the bundle was sealed (its findings do not change the status); 1 the store's\n" +
+	"content does not match its digests; 2 bad usage, input that cannot be recorded (nothing is\n" +
+	"written), an unknown profile, a store in use by another process, or any other error."
+
+// groupExitStatus states the exit statuses of a command that groups others.
+const groupExitStatus = "Exit status: that of the command run (see its --help); 2 for an unknown command."
+
+// newApp builds the program; program is its name as it was invoked (args[0]).
+func newApp(program string, stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
 		Name:    "oasis-replay",
 		Usage:   "record OASIS evaluation evidence into content-addressed bundles and replay it through a pure evaluator",
 		Version: version(),
-		Description: "Flags go before positional arguments (oasis-replay bundle export -o FILE BUNDLE).\n" +
-			"BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix, or a tag.\n\n" + exitStatusHelp,
+		Description: "Flags may come before or after positional arguments (bundle export BUNDLE -o FILE is\n" +
+			"bundle export -o FILE BUNDLE); -- ends the flags. The global --store may follow the command.\n" +
+			"BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix, or a tag.\n" +
+			"oasis-replay help COMMAND, or COMMAND --help, describes one command and its exit statuses.\n\n" + exitStatusHelp,
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -72,7 +91,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			},
 		},
 		Commands:                  commands(),
-		HideHelpCommand:           true,
+		Action:                    runGroup,
 		CustomAppHelpTemplate:     cli.AppHelpTemplate,
 		EnableBashCompletion:      true,
 		ExitErrHandler:            func(*cli.Context, error) {}, // run maps errors to statuses
@@ -80,7 +99,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		UseShortOptionHandling:    true,
 		Suggest:                   true,
 		DisableSliceFlagSeparator: true,
+		Metadata:                  map[string]any{programKey: program},
 	}
+	prepareCommands(app.Commands)
 	return app
 }
 
@@ -91,9 +112,12 @@ func commands() []*cli.Command {
 		recordCommand(),
 		replayCommand(),
 		auditCommand(),
+		receiptCommand(),
 		profileCommand(),
 		bundleCommand(),
 		storeCommand(),
 		goldenCommand(),
+		kensaCommand(),
+		versionCommand(),
 	}
 }

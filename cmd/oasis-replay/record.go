@@ -20,35 +20,44 @@ const redactKeyEnvVar = "OASIS_REPLAY_REDACT_KEY"
 func recordCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "record",
-		Usage: "record evaluation evidence into a sealed bundle (oasisctl output, live proxy, loose files, audit webhook)",
+		Usage: "record evaluation evidence into a sealed bundle (oasisctl output, live proxy, loose files, audit webhook), recover live recordings",
 		Description: "Every record command pins the run to a profile: --profile DIR (imported along the way) or\n" +
 			"--profile-digest of an imported one (see profile ls). It prints the bundle digest on stdout\n" +
-			"and what it noticed (findings) on stderr. Input that cannot be recorded exits with status 2\n" +
-			"and leaves the store as it was.\n\n" +
+			"and what it noticed (findings) on stderr. Input that cannot be recorded leaves the store as\n" +
+			"it was.\n\n" +
 			"Redaction: --redact VALUE and --redact-file FILE (one value per line) replace every occurrence\n" +
 			"of each value, in every recorded byte, by [REDACTED:hmac-sha256:<16 hex>] made with the key of\n" +
 			"--redact-key-file FILE or $" + redactKeyEnvVar + " (at least 16 bytes); they need a key.\n" +
 			"Credentials found in the input (a run configuration's token, credentials a provider mints,\n" +
-			"Authorization headers) are always redacted, with the key if there is one, else by [REDACTED].",
+			"Authorization headers) are always redacted, with the key if there is one, else by [REDACTED].\n\n" +
+			groupExitStatus,
 		Subcommands: []*cli.Command{
 			recordOasisctlCommand(),
 			recordProxyCommand(),
 			recordFilesCommand(),
 			recordWebhookCommand(),
+			recordRecoverCommand(),
 		},
 	}
 }
 
 // recordFlags are the flags every record command takes.
 func recordFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(append([]cli.Flag{
 		&cli.StringFlag{Name: "profile", Usage: "profile directory to pin the run to (imported into the store)"},
 		&cli.StringFlag{Name: "profile-commit", Usage: "source commit of the --profile directory, recorded in the pin"},
 		&cli.StringFlag{Name: "profile-digest", Usage: "imported profile tree to pin the run to: digest, unique prefix or id@version"},
+	}, redactFlags()...),
+		&cli.StringSliceFlag{Name: "tag", Usage: "tag the sealed bundle (repeatable)"},
+	)
+}
+
+// redactFlags are the flags of the redaction (see recordRedactor).
+func redactFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "redact", Usage: "value to redact from everything recorded (repeatable)"},
 		&cli.StringFlag{Name: "redact-file", Usage: "file of values to redact, one per line"},
 		&cli.StringFlag{Name: "redact-key-file", Usage: "file holding the redaction key (default: $" + redactKeyEnvVar + ")"},
-		&cli.StringSliceFlag{Name: "tag", Usage: "tag the sealed bundle (repeatable)"},
 	}
 }
 
@@ -70,8 +79,7 @@ func agentFlags() []cli.Flag {
 // pinned profile, tags, redaction) before handing both to record. Interrupting the command
 // (SIGINT, SIGTERM) cancels c.Context, which is how the live recorders know to seal.
 func withRecording(c *cli.Context, inputs []input, record func(s store.Store, opts recorder.Options) error) error {
-	common := []input{flagInput(c, "profile", inputfile.Dir), flagInput(c, "redact-file", inputfile.File), flagInput(c, "redact-key-file", inputfile.File)}
-	if err := checkInputs(append(common, inputs...)...); err != nil {
+	if err := checkInputs(recordInputs(c, inputs...)...); err != nil {
 		return err
 	}
 	return withStore(c, readWrite, func(s store.Store) error {
@@ -83,17 +91,24 @@ func withRecording(c *cli.Context, inputs []input, record func(s store.Store, op
 	})
 }
 
+// recordInputs are the inputs of every record command (--profile, the redaction files), then
+// the command's own.
+func recordInputs(c *cli.Context, inputs ...input) []input {
+	return append([]input{flagInput(c, "profile", inputfile.Dir), flagInput(c, "redact-file", inputfile.File),
+		flagInput(c, "redact-key-file", inputfile.File)}, inputs...)
+}
+
 // recordOptions builds the options every source takes: the pinned profile and the redactor.
 func recordOptions(c *cli.Context, s store.Store) (recorder.Options, error) {
 	opts := recorder.Options{Tags: c.StringSlice("tag"), Version: version()}
 	dir, digest := c.String("profile"), c.String("profile-digest")
 	switch {
 	case dir == "" && digest == "":
-		return opts, fmt.Errorf("%w: %s: no profile: give --profile DIR or --profile-digest DIGEST", errBadUsage, c.Command.FullName())
+		return opts, usageErrorf(c, "no profile: give --profile DIR or --profile-digest DIGEST")
 	case dir != "" && digest != "":
-		return opts, fmt.Errorf("%w: %s: give --profile or --profile-digest, not both", errBadUsage, c.Command.FullName())
+		return opts, usageErrorf(c, "give --profile or --profile-digest, not both")
 	case digest != "" && c.String("profile-commit") != "":
-		return opts, fmt.Errorf("%w: %s: --profile-commit goes with --profile", errBadUsage, c.Command.FullName())
+		return opts, usageErrorf(c, "--profile-commit goes with --profile")
 	case dir != "":
 		p, err := recorder.ProfileFromDir(dir, c.String("profile-commit"))
 		if err != nil {
@@ -138,8 +153,8 @@ func recordRedactor(c *cli.Context) (*redact.Redactor, error) {
 			err = fmt.Errorf("$%s: %w", redactKeyEnvVar, err)
 		}
 	case len(values) > 0:
-		return nil, fmt.Errorf("%w: %s: redacting values needs a key, so that a marker can be traced to its secret: "+
-			"give --redact-key-file FILE or set $%s", errBadUsage, c.Command.FullName(), redactKeyEnvVar)
+		return nil, usageErrorf(c, "redacting values needs a key, so that a marker can be traced to its secret: "+
+			"give --redact-key-file FILE or set $%s", redactKeyEnvVar)
 	}
 	if err != nil {
 		return nil, err
@@ -154,7 +169,7 @@ func agentInput(c *cli.Context) (store.AgentIdentity, map[string]string, error) 
 	for _, kv := range c.StringSlice("config") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return agent, nil, fmt.Errorf("%w: %s: --config %q is not dimension=value", errBadUsage, c.Command.FullName(), kv)
+			return agent, nil, usageErrorf(c, "--config %q is not dimension=value", kv)
 		}
 		if config == nil {
 			config = map[string]string{}
@@ -162,7 +177,7 @@ func agentInput(c *cli.Context) (store.AgentIdentity, map[string]string, error) 
 		config[k] = v
 	}
 	if c.String("scenario") == "" {
-		return agent, nil, fmt.Errorf("%w: %s: --scenario is required", errBadUsage, c.Command.FullName())
+		return agent, nil, usageErrorf(c, "--scenario is required")
 	}
 	return agent, config, nil
 }

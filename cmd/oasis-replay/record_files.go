@@ -18,7 +18,7 @@ func recordFilesCommand() *cli.Command {
 			"of such files (a cluster dump: one observation per file, bare arrays of objects taking their\n" +
 			"kind from the file name). --transcript is the agent's JSON transcript (final_answer, reasoning,\n" +
 			"actions[{tool, arguments, result}]). Every file is checked before anything is written; an error\n" +
-			"names the file and line.",
+			"names the file and line.\n\n" + recordExitStatus,
 		Flags: append(append(recordFlags(), agentFlags()...),
 			&cli.StringFlag{Name: "audit-log", Usage: "Kubernetes audit log file"},
 			&cli.StringFlag{Name: "before", Usage: "state snapshot before the run: file or directory"},
@@ -26,9 +26,6 @@ func recordFilesCommand() *cli.Command {
 			&cli.StringFlag{Name: "transcript", Usage: "agent transcript (JSON)"},
 		),
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			agent, config, err := agentInput(c)
 			if err != nil {
 				return err

@@ -22,37 +22,44 @@ func replayCommand() *cli.Command {
 			"--json prints exactly the canonical verdict bytes on stdout, with no trailing newline, so\n" +
 			"that `oasis-replay replay --json BUNDLE | sha256sum` is the verdict digest; the receipt then\n" +
 			"goes to stderr. --scenario makes the verdict partial, and it says so.\n\n" +
+			"--sign KEY --receipt FILE also writes the receipt signed with KEY (receipt keygen) to FILE: a\n" +
+			"DSSE envelope around an in-toto statement about the bundle, which `receipt verify`, `audit\n" +
+			"--require-signature` and independent DSSE tools check.\n\n" +
 			"--repeat N evaluates N times, cycling GOMAXPROCS 1, 2, 4, 8, one worker or GOMAXPROCS\n" +
 			"workers, and seeded permutations of the scenario evaluation order, and proves that every\n" +
 			"run gives the same verdict digest, or reports the first divergence (exit status 1).\n\n" +
 			"Exit status: 0 the verdict was derived (whatever it is); 1 the evaluations diverged, or the\n" +
 			"store's content does not match its digests; 2 bad usage, unknown bundle, missing profile,\n" +
-			"or a validation error of the evaluator.",
-		Flags: []cli.Flag{
+			"a validation error of the evaluator, or (--sign) an unusable key or an unwritable FILE.",
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "scenario", Usage: "evaluate only scenario `ID` (repeatable); the verdict is partial"},
 			&cli.BoolFlag{Name: "json", Usage: "print exactly the canonical verdict bytes on stdout (receipt on stderr)"},
 			&cli.IntFlag{Name: "repeat", Value: 1, Usage: "evaluate `N` times under varying settings and prove one verdict digest"},
 			&cli.BoolFlag{Name: "no-store", Usage: "do not store the verdict and receipt (the store is opened read-only)"},
-		},
+		}, signFlags()...),
 		Action: runReplay,
 	}
 }
 
 func runReplay(c *cli.Context) error {
-	if err := wantArgs(c, 1); err != nil {
-		return err
-	}
 	runs := c.Int("repeat")
 	if runs < 1 {
 		return argsError(c, "--repeat must be at least 1, got %d", runs)
 	}
 	noStore := c.Bool("no-store")
+	signer, err := loadSigner(c)
+	if err != nil {
+		return err
+	}
 	return withBundle(c, accessFor(noStore), func(s store.Store, d store.Digest) error {
 		other, m, err := otherEvaluation(c, s, d)
 		if err != nil {
 			return err
 		}
 		if other != nil {
+			if signer != nil {
+				return signingUnsupported(c, d, m)
+			}
 			return other.replay(c, s, d, m)
 		}
 		b, err := replay.Load(c.Context, s, d)
@@ -71,7 +78,10 @@ func runReplay(c *cli.Context) error {
 		if err := printVerdict(c, human, result, repeat); err != nil {
 			return err
 		}
-		return finishReplay(c, s, human, result, noStore)
+		if err := finishReplay(c, s, human, result, noStore); err != nil {
+			return err
+		}
+		return writeSignedReceipt(c, human, signer, result.Predicate())
 	})
 }
 

@@ -67,9 +67,9 @@ func TestReplayCommand(t *testing.T) {
 			stderr: []string{"unknown scenario: infra.safety.xx.none-001 is not listed in the run"}},
 		{name: "repeat zero", args: []string{"replay", "--repeat", "0", "unsafe"}, status: exitError,
 			stderr: []string{"--repeat must be at least 1"}},
-		{name: "flag after bundle", args: []string{"replay", "unsafe", "--json"}, status: exitError,
-			stderr: []string{"put flags first"}},
-		{name: "no bundle", args: []string{"replay"}, status: exitError, stderr: []string{"want 1 argument(s), got 0"}},
+		{name: "flags after the bundle", args: []string{"replay", "safe", "--no-store", "--repeat=2", "--scenario", "infra.safety.br.scope-escalation-001"},
+			status: exitOK, stdout: []string{"partial     1 of 50 scenarios selected", "2 evaluations, 1 verdict digest sha256:", "not stored (--no-store)"}},
+		{name: "no bundle", args: []string{"replay"}, status: exitError, stderr: []string{"replay: missing BUNDLE (usage: oasis-replay replay [command options] BUNDLE)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,12 +16,10 @@ func storeFsckCommand() *cli.Command {
 			"store gc would remove, as gc decides it: every blob, object and chunk no ref reaches (left by\n" +
 			"failed or interrupted recordings and imports, or by removed tags and bundles). Garbage is not\n" +
 			"a problem.\n\n" +
-			"Exit status: 0 no problem; 1 a problem was found; 2 the store cannot be opened or read.",
+			"Exit status: 0 no problem found; 1 at least one problem; 2 bad usage, a store that cannot be\n" +
+			"opened, or any other error.",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the report as canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				report, err := store.Check(c.Context, s, store.CheckOptions{})
 				if err != nil {

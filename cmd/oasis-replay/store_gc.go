@@ -12,14 +12,13 @@ func storeGCCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gc",
 		Usage: "remove blobs, objects and chunks that no ref reaches",
+		Description: "Exit status: 0 collected (or, with --dry-run, listed); 1 the store's content does not match\n" +
+			"its digests; 2 bad usage, a store that cannot be opened or is in use, or any other error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "list what would be removed, remove nothing"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every removed entry"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, accessFor(c.Bool("dry-run")), func(s store.Store) error {
 				report, err := store.GC(c.Context, s, store.GCOptions{DryRun: c.Bool("dry-run")})
 				if err != nil {

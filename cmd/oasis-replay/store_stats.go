@@ -10,13 +10,11 @@ import (
 
 func storeStatsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "stats",
-		Usage: "count blobs, objects, chunks and refs; logical, unique and stored sizes",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
+		Name:        "stats",
+		Usage:       "count blobs, objects, chunks and refs; logical, unique and stored sizes",
+		Description: readExitStatus,
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print canonical JSON"}},
 		Action: func(c *cli.Context) error {
-			if err := wantArgs(c, 0); err != nil {
-				return err
-			}
 			return withStore(c, readOnly, func(s store.Store) error {
 				st, err := store.GatherStats(c.Context, s)
 				if err != nil {

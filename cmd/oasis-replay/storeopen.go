@@ -14,11 +14,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
-// programVersion is the version of this build of the CLI.
-const programVersion = "0.1.0"
-
-func version() string { return programVersion }
-
 // defaultStoreDir is the store used when neither --store nor OASIS_REPLAY_STORE is given:
 // $XDG_DATA_HOME/oasis-replay/store, else ~/.local/share/oasis-replay/store.
 func defaultStoreDir() string {
@@ -58,16 +53,23 @@ func accessFor(writesNothing bool) access {
 // recovered first (a read-write open replays its log), which needs the lock and free space
 // like any write.
 func openStore(c *cli.Context, mode access) (store.Store, error) {
+	return openStoreWith(c, mode, badgerstore.Options{})
+}
+
+// openStoreWith is openStore with store options other than the defaults.
+func openStoreWith(c *cli.Context, mode access, opts badgerstore.Options) (store.Store, error) {
 	dir := c.String("store")
 	if dir == "" {
-		return nil, fmt.Errorf("%w: --store is empty", errBadUsage)
+		return nil, usageErrorf(c, "--store is empty")
 	}
 	if mode == readWrite {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("create store directory: %w", err)
 		}
 	}
-	opts := storeOptions(c, mode)
+	opts.ReadOnly = mode == readOnly
+	wait, onWait := lockWait(c)
+	opts.LockWait, opts.OnLockWait = max(opts.LockWait, wait), onWait
 	s, err := badgerstore.OpenContext(c.Context, dir, opts)
 	if mode == readOnly && errors.Is(err, badgerstore.ErrNeedsRecovery) {
 		// A writer was killed before it closed the store. Opening it read-write once replays
@@ -89,19 +91,16 @@ func openStore(c *cli.Context, mode access) (store.Store, error) {
 	return s, nil
 }
 
-// storeOptions are the options of every open: read-only or not, and the wait for the lock.
-func storeOptions(c *cli.Context, mode access) badgerstore.Options {
+// lockWait is how long an open waits for a store another process holds (--lock-wait), and
+// what it says on stderr when it starts waiting.
+func lockWait(c *cli.Context) (time.Duration, func(holder string)) {
 	wait := c.Duration("lock-wait")
-	return badgerstore.Options{
-		ReadOnly: mode == readOnly,
-		LockWait: wait,
-		OnLockWait: func(holder string) {
-			if holder != "" {
-				holder = " (" + holder + ")"
-			}
-			fmt.Fprintf(c.App.ErrWriter, "oasis-replay: store %s is in use by another process%s; waiting up to %s (--lock-wait)\n",
-				c.String("store"), holder, wait)
-		},
+	return wait, func(holder string) {
+		if holder != "" {
+			holder = " (" + holder + ")"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "oasis-replay: store %s is in use by another process%s; waiting up to %s (--lock-wait)\n",
+			c.String("store"), holder, wait)
 	}
 }
 
@@ -130,6 +129,11 @@ func withStore(c *cli.Context, mode access, use func(s store.Store) error) error
 	if err != nil {
 		return err
 	}
+	return useAndClose(c, s, use)
+}
+
+// useAndClose runs use on s and closes it, reporting a failed close when use succeeded.
+func useAndClose(c *cli.Context, s store.Store, use func(s store.Store) error) error {
 	useErr := use(s)
 	if closeErr := s.Close(); useErr == nil && closeErr != nil {
 		return fmt.Errorf("close store %s: %w", c.String("store"), closeErr)
@@ -149,10 +153,41 @@ func withBundle(c *cli.Context, mode access, use func(s store.Store, d store.Dig
 	})
 }
 
+// checkStoreDir refuses a --store that cannot be a store, before a live recording journals
+// into it for hours only to find it cannot seal there.
+func checkStoreDir(c *cli.Context) error {
+	return badgerstore.CheckDir(c.String("store"))
+}
+
+// journalsDir is where the live recorders of the store named by --store keep their journals
+// (inside the store directory, which the store leaves alone).
+func journalsDir(c *cli.Context) string {
+	return filepath.Join(c.String("store"), badgerstore.JournalsDir)
+}
+
+// sealWait bounds how long sealing a live recording waits while another process holds the
+// store, typically a short command run meanwhile.
+const sealWait = 30 * time.Second
+
+// withSealingStore opens the store for sealing a live recording: for writing, waiting up to
+// sealWait while another process holds it, and sized for the live recorders' memory budget
+// (DESIGN §7: 64 MiB whatever the body sizes): one compression worker, 512 KiB chunks and
+// 1 MiB write batches, which bound what a large blob holds in memory (docs/decisions.md, Live
+// recording).
+func withSealingStore(c *cli.Context, use func(s store.Store) error) error {
+	s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10, LockWait: sealWait})
+	if err != nil {
+		return err
+	}
+	return useAndClose(c, s, use)
+}
+
 // recoverStore opens the store in dir read-write and closes it again, which replays the log a
 // killed writer left behind.
 func recoverStore(c *cli.Context, dir string) error {
-	s, err := badgerstore.OpenContext(c.Context, dir, storeOptions(c, readWrite))
+	var opts badgerstore.Options
+	opts.LockWait, opts.OnLockWait = lockWait(c)
+	s, err := badgerstore.OpenContext(c.Context, dir, opts)
 	if err != nil {
 		return fmt.Errorf("store %s was not closed cleanly, and replaying its log (a read-write open) failed: %w", dir, err)
 	}

@@ -1,11 +1,12 @@
 package action
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors of Parse. Every error wraps one of them with the offending token and the
@@ -13,17 +14,17 @@ import (
 var (
 	// ErrProse: the string is free text, not an abstract operation. The evaluator maps such
 	// strings through its interpretation table.
-	ErrProse = errors.New("action: prose, not an abstract operation")
+	ErrProse = errclass.New(errclass.Input, "action: prose, not an abstract operation")
 	// ErrUnknownVerb: the first token is not a verb of SI interface-types §4.1.
-	ErrUnknownVerb = errors.New("action: unknown verb")
+	ErrUnknownVerb = errclass.New(errclass.Input, "action: unknown verb")
 	// ErrUnknownResource: the resource is not in the vocabulary (SI interface-types §4.2 and
 	// the extensions of the bridge table).
-	ErrUnknownResource = errors.New("action: unknown resource")
+	ErrUnknownResource = errclass.New(errclass.Input, "action: unknown resource")
 	// ErrUnknownQualifier: a token after the resource is no qualifier of the grammar.
-	ErrUnknownQualifier = errors.New("action: unknown qualifier")
+	ErrUnknownQualifier = errclass.New(errclass.Input, "action: unknown qualifier")
 	// ErrSyntax: the tokens are known but do not fit together (empty text, a missing value,
 	// a repeated or conflicting qualifier).
-	ErrSyntax = errors.New("action: syntax error")
+	ErrSyntax = errclass.New(errclass.Input, "action: syntax error")
 )
 
 // Pattern is a parsed abstract operation (SI interface-types §4):

@@ -1,27 +1,28 @@
 package auditlog
 
 import (
-	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors of the audit-log reader. Callers test them with errors.Is; every error the
 // reader returns wraps one of them with the line, byte offset and field concerned.
 var (
 	// ErrMalformed: the payload is not valid JSON of the shape its media type names.
-	ErrMalformed = errors.New("auditlog: malformed audit log")
+	ErrMalformed = errclass.New(errclass.Input, "auditlog: malformed audit log")
 	// ErrTooLarge: one entry (a JSON line, or one element of an entries/items array) exceeds
 	// the configured cap.
-	ErrTooLarge = errors.New("auditlog: entry too large")
+	ErrTooLarge = errclass.New(errclass.Input, "auditlog: entry too large")
 	// ErrMediaType: the media type is not one of the three audit-log media types.
-	ErrMediaType = errors.New("auditlog: not an audit-log media type")
+	ErrMediaType = errclass.New(errclass.Input, "auditlog: not an audit-log media type")
 	// ErrPrincipalMismatch: the agent principal given by the caller differs from the
 	// agent_principal the payload declares.
-	ErrPrincipalMismatch = errors.New("auditlog: agent principal mismatch")
+	ErrPrincipalMismatch = errclass.New(errclass.Input, "auditlog: agent principal mismatch")
 	// ErrPrincipalLate: a scoped scan met the payload's agent_principal only after entries had
 	// already been read without it. Scan again with Options.Principal set (ReadHeader finds it).
-	ErrPrincipalLate = errors.New("auditlog: agent_principal declared after the entries")
+	ErrPrincipalLate = errclass.New(errclass.Internal, "auditlog: agent_principal declared after the entries")
 )
 
 // SyntaxError locates a problem in an audit log. It wraps ErrMalformed or ErrTooLarge.

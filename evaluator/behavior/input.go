@@ -1,12 +1,11 @@
 package behavior
 
 import (
-	"errors"
-
 	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
 	"github.com/oasis-replay/oasis-replay/evaluator/state"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -16,7 +15,7 @@ import (
 
 // ErrUnmapped: a behaviour id or a capability scenario has no deterministic rule. It is a
 // validation error, never a verdict (Core §3.5.3).
-var ErrUnmapped = errors.New("behavior: no deterministic rule")
+var ErrUnmapped = errclass.New(errclass.Internal, "behavior: no deterministic rule")
 
 // Input is everything a behaviour or scoring rule may read about one scenario.
 //

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -19,7 +20,7 @@ const Version = "behavior-rules/1"
 // ErrInput: the input handed to Evaluate or Score cannot be evaluated (no scenario, a scenario
 // of the wrong classification, assertion outcomes that do not match the scenario). It is a
 // validation error, never a verdict.
-var ErrInput = errors.New("behavior: invalid input")
+var ErrInput = errclass.New(errclass.Input, "behavior: invalid input")
 
 // Kinds of rule, after OASIS Core §3.5.
 const (

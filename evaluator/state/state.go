@@ -3,17 +3,17 @@ package state
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // ErrPayload: a state payload cannot be read (malformed JSON, wrong shape, too large).
-var ErrPayload = errors.New("state: invalid payload")
+var ErrPayload = errclass.New(errclass.Input, "state: invalid payload")
 
 // DefaultMaxBytes bounds a state payload; snapshots are read whole, so they are capped.
 const DefaultMaxBytes = 64 << 20

@@ -2,11 +2,12 @@ package auditgen
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // epoch is the instant the generated log starts at. It is fixed so the output depends on the
@@ -14,7 +15,7 @@ import (
 var epoch = time.Date(2026, time.August, 20, 8, 0, 0, 0, time.UTC)
 
 // ErrNegativeSize is returned for a negative size.
-var ErrNegativeSize = errors.New("auditgen: negative size")
+var ErrNegativeSize = errclass.New(errclass.Input, "auditgen: negative size")
 
 // Generator produces audit events one at a time. It is not safe for concurrent use.
 type Generator struct {

@@ -1,15 +1,16 @@
 package decimal
 
 import (
-	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // ErrSyntax: a string is not a decimal number with at most six fractional digits.
-var ErrSyntax = errors.New("decimal: invalid number")
+var ErrSyntax = errclass.New(errclass.Input, "decimal: invalid number")
 
 // Places is the number of fractional digits a Decimal keeps.
 const Places = 6

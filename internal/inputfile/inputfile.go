@@ -2,16 +2,17 @@ package inputfile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // ErrNotRegular: the input is not a regular file (or not a directory where one is expected).
-var ErrNotRegular = errors.New("inputfile: not a regular file")
+var ErrNotRegular = errclass.New(errclass.Input, "inputfile: not a regular file")
 
 // kind says what the file system holds at an input path.
 func kind(m fs.FileMode) string {

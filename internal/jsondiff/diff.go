@@ -1,10 +1,11 @@
 package jsondiff
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Absent is the rendering of a side on which a node does not exist.
@@ -22,10 +23,10 @@ const MaxDepth = 512
 var (
 	// ErrSyntax: a document is not exactly one valid JSON value, nests deeper than MaxDepth,
 	// or repeats an object key.
-	ErrSyntax = errors.New("jsondiff: invalid JSON")
+	ErrSyntax = errclass.New(errclass.Input, "jsondiff: invalid JSON")
 	// ErrTruncated: there are more differences than the limit. It is returned together with
 	// the first differences, in order.
-	ErrTruncated = errors.New("jsondiff: too many differences")
+	ErrTruncated = errclass.New(errclass.Input, "jsondiff: too many differences")
 )
 
 // Difference is one node where the documents differ.

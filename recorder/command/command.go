@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // ErrSpool: the output of a command could not be captured (the spool directory is unusable).
-var ErrSpool = errors.New("command: cannot capture output")
+var ErrSpool = errclass.New(errclass.Environment, "command: cannot capture output")
 
 // DefaultMaxOutput caps each captured stream when Spec.MaxOutput is zero.
 const DefaultMaxOutput = 64 << 20

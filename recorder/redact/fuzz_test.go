@@ -15,6 +15,9 @@ func FuzzRedact(f *testing.F) {
 	f.Add([]byte("xabcdefghijkly abcdefabcdef"), "abcdef", "defghijkl", uint64(2))
 	f.Add([]byte(`{"v":"c3VwZXItc2VjcmV0LXBhc3N3b3Jk"}`), "super-secret-password", "", uint64(3))
 	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), "aaaa", "aaaaa", uint64(4))
+	f.Add([]byte(`{"a":"\u0073uper%2dsecret\/x","b":"YWRtaW46c3VwZXItc2VjcmV0"}`), "super-secret/x", "super-secret", uint64(5))
+	f.Add([]byte(`p=%25%5C%5Cu0041\\\\u0041`), `%\\u0041`, `\u0041\u`, uint64(6))
+	f.Add([]byte(`7375706572 c3VwZXI= \ud83d\udd11 %F0%9F%94%91`), "super", "🔑-key", uint64(7))
 	f.Fuzz(func(t *testing.T, in []byte, v1, v2 string, seed uint64) {
 		var values []string
 		for _, v := range []string{v1, v2} {

@@ -4,22 +4,21 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // Sentinel errors of the package; messages wrap them with the file, line or value position
 // concerned (never with a secret value).
 var (
 	// ErrKey: a redaction key is missing, unreadable or too short.
-	ErrKey = errors.New("redact: bad key")
+	ErrKey = errclass.New(errclass.Input, "redact: bad key")
 	// ErrValue: a value to redact is unusable (too short, or not one line).
-	ErrValue = errors.New("redact: bad value")
+	ErrValue = errclass.New(errclass.Input, "redact: bad value")
 )
 
 // MinKeyLength is the shortest key accepted, in bytes. A key shorter than a SHA-256 block's
@@ -42,23 +41,17 @@ const keyIDLabel = "oasis-replay redaction key id"
 
 // Redactor replaces every occurrence of a set of values in byte streams and strings by a
 // marker. It is immutable and safe for concurrent use; With derives a Redactor with more
-// values.
+// values, WithTally one that counts what it replaces.
 type Redactor struct {
-	key      []byte
-	secrets  []secret  // sorted by value
-	patterns []pattern // every form of every secret, sorted by form
-	maxLen   int       // longest form
+	key     []byte
+	secrets []secret // sorted by value
+	m       *matcher // every target of every secret
+	tally   *Tally   // nil: nothing is counted
 }
 
 type secret struct {
 	value  string
 	marker string
-}
-
-// pattern is one byte form of a secret as it can appear in a recording.
-type pattern struct {
-	form   []byte
-	secret int // index into Redactor.secrets
 }
 
 // New returns a Redactor for values. With a nil key every value is replaced by UnkeyedMarker;
@@ -87,16 +80,24 @@ func (r *Redactor) With(values ...string) (*Redactor, error) {
 	slices.Sort(set)
 	set = slices.Compact(set)
 	next := &Redactor{key: r.key, secrets: make([]secret, len(set))}
+	var targets []target
 	for i, v := range set {
 		next.secrets[i] = secret{value: v, marker: r.Marker(v)}
-		for _, form := range forms(v) {
-			next.patterns = append(next.patterns, pattern{form: []byte(form), secret: i})
-			next.maxLen = max(next.maxLen, len(form))
-		}
+		targets = append(targets, targetsOf(i, v)...)
 	}
-	slices.SortFunc(next.patterns, func(a, b pattern) int { return bytes.Compare(a.form, b.form) })
-	next.patterns = slices.CompactFunc(next.patterns, func(a, b pattern) bool { return bytes.Equal(a.form, b.form) })
+	// One target per byte sequence: a value's URL-safe base64 without '-' or '_' is its
+	// standard base64, and is reported as such.
+	slices.SortStableFunc(targets, func(a, b target) int { return bytes.Compare(a.form, b.form) })
+	targets = slices.CompactFunc(targets, func(a, b target) bool { return bytes.Equal(a.form, b.form) })
+	next.m = newMatcher(targets)
 	return next, nil
+}
+
+// WithTally returns a Redactor that replaces the same values and adds what it replaces to t.
+func (r *Redactor) WithTally(t *Tally) *Redactor {
+	next := *r
+	next.tally = t
+	return &next
 }
 
 // Keyed reports whether markers carry a keyed digest.
@@ -104,6 +105,17 @@ func (r *Redactor) Keyed() bool { return r.key != nil }
 
 // Len is the number of distinct values replaced.
 func (r *Redactor) Len() int { return len(r.secrets) }
+
+// Markers lists the distinct markers of the values, sorted: one per value with a key, only
+// UnkeyedMarker without one (none without values).
+func (r *Redactor) Markers() []string {
+	out := make([]string, 0, len(r.secrets))
+	for _, s := range r.secrets {
+		out = append(out, s.marker)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
 
 // KeyID identifies the key without revealing it: the first 16 hex characters of its HMAC of a
 // fixed label. It is "" without a key.
@@ -147,163 +159,18 @@ func (r *Redactor) Conceals(literal string) (string, bool) {
 
 // String returns s with every value replaced.
 func (r *Redactor) String(s string) string {
-	if len(r.patterns) == 0 || len(s) < MinValueLength {
+	if len(r.secrets) == 0 || len(s) < MinValueLength {
 		return s
 	}
-	out, _ := r.scan(nil, []byte(s), true)
+	out, _, _ := r.scan(nil, []byte(s), true, nil)
 	return string(out)
 }
 
 // Bytes returns b with every value replaced; b itself is not modified.
 func (r *Redactor) Bytes(b []byte) []byte {
-	if len(r.patterns) == 0 {
+	if len(r.secrets) == 0 {
 		return b
 	}
-	out, _ := r.scan(nil, b, true)
+	out, _, _ := r.scan(nil, b, true, nil)
 	return out
-}
-
-// forms lists the byte sequences under which a value can appear in a recording: as itself;
-// inside a JSON string, escaped minimally (as canonical JSON and most encoders write it), with
-// <, > and & escaped as Go's encoding/json does, and with every non-ASCII character escaped as
-// Python's json module does; and encoded on its own in standard base64, as Kubernetes stores
-// a Secret's data. Other encodings (URL, hex, base64 at another offset) are not recognised.
-func forms(v string) []string {
-	out := []string{v, base64.StdEncoding.EncodeToString([]byte(v))}
-	for _, html := range []bool{false, true} {
-		for _, ascii := range []bool{false, true} {
-			out = append(out, jsonEscape(v, html, ascii))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// jsonEscape writes v as the inside of a JSON string. html escapes <, > and &; ascii escapes
-// every non-ASCII rune (as surrogate pairs beyond the BMP). U+2028 and U+2029 are escaped
-// whenever html is, as encoding/json does.
-func jsonEscape(v string, html, ascii bool) string {
-	var b strings.Builder
-	for _, c := range v {
-		switch {
-		case c == '"':
-			b.WriteString(`\"`)
-		case c == '\\':
-			b.WriteString(`\\`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\b':
-			b.WriteString(`\b`)
-		case c == '\f':
-			b.WriteString(`\f`)
-		case c < 0x20, html && (c == '<' || c == '>' || c == '&' || c == 0x2028 || c == 0x2029):
-			fmt.Fprintf(&b, `\u%04x`, c)
-		case ascii && c > 0x7e && c != utf8.RuneError:
-			if c > 0xffff {
-				c -= 0x10000
-				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(c>>10), 0xdc00+(c&0x3ff))
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, c)
-			}
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
-
-// occurrence is one match of a pattern.
-type occurrence struct {
-	at     int
-	secret int
-}
-
-// scan appends to dst the redacted form of buf's prefix and returns how many bytes of buf it
-// consumed. Overlapping or adjacent-by-overlap occurrences of values form one span, replaced
-// by the markers of every value in it, in order of first occurrence, so no fragment of any
-// value survives. Unless final, scan stops before any span that a later byte could still
-// extend or any occurrence that could still be completed (the last maxLen-1 bytes); the
-// caller passes those bytes again with more input.
-func (r *Redactor) scan(dst, buf []byte, final bool) ([]byte, int) {
-	safe := len(buf)
-	if !final {
-		safe = max(len(buf)-(r.maxLen-1), 0)
-	}
-	next := make([]int, len(r.patterns))
-	for i, p := range r.patterns {
-		next[i] = indexFrom(buf, p.form, 0)
-	}
-	pos := 0
-	var occ []occurrence
-	for {
-		start := -1
-		for _, n := range next {
-			if n >= 0 && (start < 0 || n < start) {
-				start = n
-			}
-		}
-		if start < 0 || start >= safe {
-			return append(dst, buf[pos:safe]...), safe
-		}
-		end, occ := r.span(buf, next, start, occ[:0])
-		if !final && end > safe {
-			// A byte not read yet could extend this span: keep it for the next call.
-			return append(dst, buf[pos:start]...), start
-		}
-		dst = append(dst, buf[pos:start]...)
-		dst = r.appendMarkers(dst, occ)
-		pos = end
-	}
-}
-
-// span grows the span that begins at start until no occurrence starts inside it, advancing
-// next past every occurrence it absorbs, and returns its end and its occurrences.
-func (r *Redactor) span(buf []byte, next []int, start int, occ []occurrence) (int, []occurrence) {
-	end := start
-	for grew := true; grew; {
-		grew = false
-		for i, p := range r.patterns {
-			for next[i] >= 0 && (next[i] < end || next[i] == start) {
-				occ = append(occ, occurrence{at: next[i], secret: p.secret})
-				if e := next[i] + len(p.form); e > end {
-					end, grew = e, true
-				}
-				next[i] = indexFrom(buf, p.form, next[i]+1)
-			}
-		}
-	}
-	return end, occ
-}
-
-// appendMarkers writes the marker of each secret of a span once, in order of first occurrence.
-func (r *Redactor) appendMarkers(dst []byte, occ []occurrence) []byte {
-	slices.SortFunc(occ, func(a, b occurrence) int {
-		if a.at != b.at {
-			return a.at - b.at
-		}
-		return a.secret - b.secret
-	})
-	var written []int // distinct secrets of the span: a handful at most
-	for _, o := range occ {
-		if !slices.Contains(written, o.secret) {
-			written = append(written, o.secret)
-			dst = append(dst, r.secrets[o.secret].marker...)
-		}
-	}
-	return dst
-}
-
-func indexFrom(buf, form []byte, from int) int {
-	if from > len(buf) {
-		return -1
-	}
-	i := bytes.Index(buf[from:], form)
-	if i < 0 {
-		return -1
-	}
-	return from + i
 }

@@ -7,11 +7,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// batchBytes is how many value bytes a write batch gathers before it is handed off to commit.
-// Badger sizes its transactions by key count for values kept in the value log, so without this
-// bound a batch of large chunks would hold gigabytes in memory before committing.
-const batchBytes = 16 << 20
-
 // maxBatchesInFlight bounds batches committing in the background while the next one fills.
 const maxBatchesInFlight = 2
 
@@ -19,12 +14,13 @@ const maxBatchesInFlight = 2
 var errBatchDone = errors.New("badgerstore: write after the batch was finished")
 
 // batcher feeds blind writes into Badger write batches from several goroutines, committing a
-// batch in the background every batchBytes so memory stays bounded while hashing and
+// batch in the background every size bytes so memory stays bounded while hashing and
 // compression go on.
 type batcher struct {
 	db       *badger.DB
 	space    *spaceGuard // admits every write before it is queued
 	dir      string
+	size     int // value bytes a batch gathers before it is handed off to commit (Options.WriteBatch)
 	mu       sync.Mutex
 	wb       *badger.WriteBatch
 	pending  int
@@ -35,7 +31,7 @@ type batcher struct {
 }
 
 func newBatcher(s *Store) *batcher {
-	return &batcher{db: s.db, space: s.space, dir: s.dir, wb: s.db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
+	return &batcher{db: s.db, space: s.space, dir: s.dir, size: s.opts.WriteBatch, wb: s.db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
 }
 
 // set queues one write. The value must not be modified afterwards.
@@ -59,7 +55,7 @@ func (b *batcher) set(key, value []byte) error {
 		return noSpace(b.dir, err)
 	}
 	b.pending += n
-	if b.pending < batchBytes {
+	if b.pending < b.size {
 		b.mu.Unlock()
 		return nil
 	}

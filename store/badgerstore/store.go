@@ -8,30 +8,32 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Sentinel errors of the engine. Content errors use the store package's sentinels.
 var (
 	// ErrLocked: another process has the store open.
-	ErrLocked = errors.New("badgerstore: locked")
+	ErrLocked = errclass.New(errclass.InUse, "badgerstore: locked")
 	// ErrNotStore: the directory exists but does not hold a store.
-	ErrNotStore = errors.New("badgerstore: not a store")
+	ErrNotStore = errclass.New(errclass.Input, "badgerstore: not a store")
 	// ErrClosed: the store was closed.
-	ErrClosed = errors.New("badgerstore: store is closed")
+	ErrClosed = errclass.New(errclass.Internal, "badgerstore: store is closed")
 	// ErrReadOnly: a write on a store opened read-only.
-	ErrReadOnly = errors.New("badgerstore: store is read-only")
+	ErrReadOnly = errclass.New(errclass.Internal, "badgerstore: store is read-only")
 	// ErrNeedsRecovery: a read-only open of a store whose writer did not close it; replaying
 	// its log needs a read-write open.
-	ErrNeedsRecovery = errors.New("badgerstore: store needs recovery")
+	ErrNeedsRecovery = errclass.New(errclass.InUse, "badgerstore: store needs recovery")
 	// ErrNoSpace: the file system holding the store has too little free space for a write, or
 	// for the work the store must be able to do after it. Nothing was written.
-	ErrNoSpace = errors.New("badgerstore: not enough free space")
+	ErrNoSpace = errclass.New(errclass.Environment, "badgerstore: not enough free space")
 )
 
 // Store is the embedded implementation of store.Store on Badger. It is safe for concurrent use.
@@ -85,6 +87,11 @@ var formatMarkerV2 = []byte("oasis-replay store\x00\x02")
 func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
 func refKey(name string) []byte        { return append([]byte{nsRef}, name...) }
+
+// JournalsDir is the directory inside a store directory reserved for the journals of live
+// recordings (package recorder/journal): Open ignores it, and a store directory holding only
+// it is empty. The journals are not part of the store; they are sealed into it.
+const JournalsDir = "journals"
 
 // Open opens the store in dir, creating it if dir does not exist or is empty (unless
 // opts.ReadOnly). A directory holding anything else is refused with ErrNotStore, and a store
@@ -216,6 +223,14 @@ func newStore(db *badger.DB, o Options, dir string) *Store {
 	return &Store{db: db, opts: o, dir: dir, chunkBufs: make(chan *[]byte, 4*o.Workers+4)}
 }
 
+// CheckDir reports whether a store can be created or opened in dir, without opening it (nor
+// waiting for another process that holds it): ErrNotStore when dir is a file or holds other
+// files. It does not tell a store from another program's Badger database; Open does.
+func CheckDir(dir string) error {
+	_, err := checkDir(dir, false)
+	return err
+}
+
 // checkDir reports whether dir is absent or empty (a new store), and refuses files and
 // directories that hold something other than a Badger database.
 func checkDir(dir string, readOnly bool) (fresh bool, err error) {
@@ -236,6 +251,7 @@ func checkDir(dir string, readOnly bool) (fresh bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("badgerstore: %w", err)
 	}
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == JournalsDir && e.IsDir() })
 	if len(entries) == 0 {
 		if readOnly {
 			return false, fmt.Errorf("%w: %s is empty", ErrNotStore, dir)

@@ -1,0 +1,35 @@
+// Package kensa is the pure evaluator of Kensa runs: from a scenario, its dataset row, the
+// run's spans in Kensa's model, how the run ended and the recorded judgement, it derives the
+// result Kensa v0.7.0 derives (src/kensa/judge.py judge_manifest and judge_scenario), check
+// by check, and renders it as a canonical JSON verdict.
+//
+// # Semantics
+//
+// Every rule is Kensa's own, cited by its source file: the agent output is the output text of
+// the last LLM span by end time (utils.get_agent_output); tool calls are canonicalised with
+// TOOL spans authoritative and LLM-embedded calls counted only when no TOOL span covers the
+// same name and arguments (trace_semantics.collect_tool_calls); turns are LLM spans; duration
+// is the latest end minus the earliest start. The ten checks (checks.py, trajectory.py) run
+// all, in scenario order; if any fails the judge is skipped (fail-fast); without criteria the
+// run passes. A run with no trace, or a non-zero exit, is an error before any check.
+//
+// Numbers are IEEE-754 binary64 values computed in Kensa's order and rendered in Python's
+// text forms (internal/pyvalue), so details, scores and comparisons (0.1 + 0.2 > 0.3) are
+// Kensa's byte for byte. output_matches patterns use Python's re syntax: they are translated
+// to Go's RE2 where the two agree, and a construct RE2 cannot express (backreferences,
+// lookaround, atomic groups, possessive quantifiers, conditionals, verbose mode) makes the check
+// an evaluation error naming it, never a silent pass or fail (docs/decisions.md, "Kensa
+// regular expressions").
+//
+// # The judge
+//
+// An LLM judge is not deterministic, so it is never called here. A judgement recorded as
+// evidence (the prompt, the judge's answer, its model) is parsed as Kensa parses a judge's
+// answer (judge._parse_judge_response) and its verdict used; the verdict says the judgement
+// was recorded. Criteria with no recorded judgement leave the run "pending" — never "pass".
+//
+// # Purity
+//
+// No clock, no randomness, no I/O, no map-order dependence: Evaluate is a function of its
+// input, and the same input gives the same verdict bytes (tested).
+package kensa

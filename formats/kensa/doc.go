@@ -1,0 +1,26 @@
+// Package kensa reads the files of a Kensa .kensa directory (github.com/satyaborg/kensa,
+// v0.7.0, the legacy line) and validates them: scenarios (scenarios/*.yaml), judge specs
+// (judges/*.yaml), JSONL datasets, traces in Kensa's converted span model (traces/*.jsonl), run
+// manifests (runs/<run_id>.json) and results (results/<run_id>.json). It also holds Kensa's
+// price table logic (pricing.py), used to cost spans that state no cost.
+//
+// # Fidelity
+//
+// Values are read with the types Kensa's Python gets: YAML plain scalars are resolved by
+// PyYAML's YAML 1.1 rules (yes/no/on/off are booleans, 010 is octal 8, 1e3 is a string, 1.0e+3
+// a float); JSON numbers with a fraction or exponent are floats, others integers
+// (internal/pyvalue). Validation is pydantic's where Kensa's models have a rule (required
+// fields, types without coercion of numbers to strings, dataset and input_field together,
+// criteria xor judge, at most one trajectory check, list params as non-empty lists of
+// strings, trajectory params), and stricter where Kensa is silent: unknown fields, check
+// params of the wrong type or missing, and placeholders without a dataset are errors. Every
+// error names the file, line and field.
+//
+// Kensa v0.7.0 requires run_command to be a list of argv strings and appends the input as the
+// last argument. The scenario format's own description shows a string with an {{input}}
+// placeholder; both are read (docs/decisions.md, "Kensa run_command").
+//
+// Later Kensa lines (0.9.0 and up, kensa-sh/kensa: pytest cases, kensa.result.v1) are a
+// different format altogether; this package reads v0.7.0 only (docs/decisions.md, "Kensa
+// versions read").
+package kensa

@@ -1,0 +1,189 @@
+package kensa
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
+	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// DefinitionVersion names the scenario format a definition tree pins.
+const DefinitionVersion = "kensa-v0.7.0"
+
+// Definition is the files that define a scenario, by their path in the tree: the scenario
+// ("scenarios/<file>"), its judge spec ("judges/<name>.yaml"), its dataset
+// ("scenarios/<dataset>") and the price table ("prices.json").
+type Definition struct {
+	Scenario     *fkensa.Scenario
+	ScenarioPath string
+	Files        map[string][]byte
+}
+
+// Record is one run, in memory, before it is sealed.
+type Record struct {
+	Definition *Definition
+	RunID      string
+	Case       int
+	// Input is the agent's input; HasInput is false when there was none.
+	Input    pyvalue.Value
+	HasInput bool
+	Row      *fkensa.Row
+	Argv     []string
+	Exit     store.KensaExit
+	Stdout   Captured
+	Stderr   Captured
+	// Trace is the trace in Kensa's model; nil when no spans were captured.
+	Trace []byte
+	// TracePath is the trace's path as Kensa recorded it (imports).
+	TracePath   string
+	SpanSources []Source
+	Judgement   *store.KensaJudgement
+	// JudgePrompt and JudgeAnswer are the bytes the judgement refers to.
+	JudgePrompt, JudgeAnswer []byte
+	JudgeAnswerType          string
+	Claimed, ClaimedRun      []byte
+	NonScoring               map[string]string
+	Findings                 []store.Finding
+	Annotations              map[string]string
+}
+
+// Captured is a captured stream: the kept bytes and how many were written.
+type Captured struct {
+	Data      []byte
+	Total     int64
+	Truncated bool
+}
+
+// Source is one raw span input.
+type Source struct {
+	Path      string
+	MediaType string
+	Data      []byte
+}
+
+// Annotation keys of Kensa runs.
+const (
+	// AnnotationTracePath is the trace's path as Kensa recorded it.
+	AnnotationTracePath = "kensa.trace_path"
+	// AnnotationRepeat is the repeat number of a run made by kensa run --runs.
+	AnnotationRepeat = "kensa.repeat"
+	// AnnotationTag is the --tag of a kensa run.
+	AnnotationTag = "kensa.tag"
+)
+
+// Writer is the part of the store sealing needs.
+type Writer = store.Store
+
+// Seal writes r's evidence and seals its bundle, returning the bundle id.
+func Seal(ctx context.Context, s Writer, r *Record, version string, tags ...string) (store.Digest, error) {
+	w := &writer{ctx: ctx, s: s}
+	tree := w.tree(r.Definition)
+	m := &store.KensaRun{
+		Recorder:       store.RecorderInfo{Name: "oasis-replay", Version: version, Source: store.SourceKensaImport},
+		DefinitionTree: tree, ScenarioFile: r.Definition.ScenarioPath, Scenario: r.Definition.Scenario.ID,
+		RunID: r.RunID, Case: r.Case, Argv: r.Argv, Exit: r.Exit,
+		NonScoring: r.NonScoring, Findings: r.Findings, Annotations: r.Annotations,
+	}
+	if r.Claimed == nil {
+		m.Recorder.Source = store.SourceKensaRun
+	}
+	if r.HasInput {
+		m.Input = w.blobPtr([]byte(pyvalue.Dumps(r.Input)), store.MediaTypeJSON)
+	}
+	if r.Row != nil {
+		m.DatasetRow = w.blobPtr([]byte(pyvalue.Dumps(r.Row.Value)), store.MediaTypeJSON)
+	}
+	m.Stdout, m.Stderr = w.output(r.Stdout), w.output(r.Stderr)
+	if r.Trace != nil {
+		m.Trace = w.blobPtr(r.Trace, store.MediaTypeKensaTrace)
+	}
+	for _, src := range r.SpanSources {
+		m.SpanSources = append(m.SpanSources, store.SourceFile{Path: src.Path, Blob: w.blob(src.Data, src.MediaType)})
+	}
+	if r.Judgement != nil {
+		j := *r.Judgement
+		if r.JudgePrompt != nil {
+			j.Prompt = w.blobPtr(r.JudgePrompt, store.MediaTypeText)
+		}
+		j.Answer = w.blob(r.JudgeAnswer, r.JudgeAnswerType)
+		m.Judgement = w.object(&j)
+	}
+	if r.Claimed != nil {
+		m.Claimed = w.blobPtr(r.Claimed, store.MediaTypeKensaResult)
+	}
+	if r.ClaimedRun != nil {
+		m.ClaimedRun = w.blobPtr(r.ClaimedRun, store.MediaTypeKensaScenarioRun)
+	}
+	if w.err != nil {
+		return store.Digest{}, fmt.Errorf("kensa: record %s run %s: %w", m.Scenario, r.RunID, w.err)
+	}
+	return store.Seal(ctx, s, m, tags...)
+}
+
+// writer stores blobs and objects, keeping the first error.
+type writer struct {
+	ctx context.Context
+	s   store.Store
+	err error
+}
+
+func (w *writer) blob(b []byte, mediaType string) store.Descriptor {
+	if w.err != nil {
+		return store.Descriptor{}
+	}
+	d, n, err := w.s.PutBlob(w.ctx, bytes.NewReader(b))
+	w.err = err
+	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}
+}
+
+func (w *writer) blobPtr(b []byte, mediaType string) *store.Descriptor {
+	d := w.blob(b, mediaType)
+	return &d
+}
+
+func (w *writer) output(c Captured) *store.Output {
+	return &store.Output{Blob: w.blob(c.Data, store.MediaTypeText), Total: c.Total, Truncated: c.Truncated}
+}
+
+func (w *writer) object(obj store.Object) *store.Descriptor {
+	if w.err != nil {
+		return nil
+	}
+	b, _, err := store.Encode(obj)
+	if err != nil {
+		w.err = err
+		return nil
+	}
+	d, err := w.s.PutObject(w.ctx, b)
+	w.err = err
+	return &d
+}
+
+func (w *writer) tree(def *Definition) store.Digest {
+	t := &store.ProfileTree{ProfileID: def.Scenario.ID, Version: DefinitionVersion}
+	for _, path := range slices.Sorted(maps.Keys(def.Files)) {
+		t.Entries = append(t.Entries, store.TreeEntry{Path: path, Blob: w.blob(def.Files[path], mediaTypeOf(path))})
+	}
+	if d := w.object(t); d != nil {
+		return d.Digest
+	}
+	return store.Digest{}
+}
+
+func mediaTypeOf(path string) string {
+	switch {
+	case path == PricesPath:
+		return store.MediaTypeKensaPrices
+	case bytes.HasSuffix([]byte(path), []byte(".yaml")), bytes.HasSuffix([]byte(path), []byte(".yml")):
+		return store.MediaTypeYAML
+	}
+	return store.MediaTypeOctetStream
+}
+
+// PricesPath is the price table's path in a definition tree.
+const PricesPath = "prices.json"

@@ -1,0 +1,403 @@
+package kensa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
+	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
+	"github.com/oasis-replay/oasis-replay/formats/otlp"
+	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
+	"github.com/oasis-replay/oasis-replay/recorder/command"
+	"github.com/oasis-replay/oasis-replay/recorder/otlpreceiver"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// Options configure kensa run.
+type Options struct {
+	Runs     int
+	Timeout  time.Duration
+	Tag      string
+	RunID    string
+	Prices   []byte // the price table file, pinned when given
+	JudgeCmd []string
+	// JudgeModel is recorded with each judgement (the judge command chooses its model).
+	JudgeModel string
+	// MaxOutput caps each captured stream (command.DefaultMaxOutput when zero).
+	MaxOutput int64
+}
+
+// Job is one run to execute: a scenario, a dataset row (or none) and a repeat.
+type Job struct {
+	Definition *Definition
+	Dir        string // the project directory: the parent of .kensa, where the command runs
+	Row        *fkensa.Row
+	Repeat     int
+}
+
+// protectedEnv are variables env_overrides may not set (runner._PROTECTED_ENV_VARS).
+var protectedEnv = []string{"KENSA_TRACE_DIR", "PATH", "HOME", "USER", "SHELL", "PYTHONPATH", "LD_PRELOAD",
+	"LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH"}
+
+// Plan reads the scenarios at paths (a .kensa directory, a scenarios directory, or scenario
+// files) and lists the jobs: for each scenario, each dataset row (or once), runs times.
+func Plan(paths []string, opts Options) ([]Job, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrImport, err)
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		dir := p
+		if root, err := KensaRoot(p); err == nil {
+			dir = filepath.Join(root, "scenarios")
+		}
+		more, err := ScenarioFiles(dir)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, more...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no scenario files in %s", ErrImport, strings.Join(paths, ", "))
+	}
+	var jobs []Job
+	for _, f := range files {
+		more, err := planScenario(f, opts)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, more...)
+	}
+	return jobs, nil
+}
+
+func planScenario(file string, opts Options) ([]Job, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := fkensa.ParseScenario(file, data)
+	if err != nil {
+		return nil, err
+	}
+	scenDir := filepath.Dir(file)
+	root := filepath.Dir(scenDir)
+	rel := "scenarios/" + filepath.Base(file)
+	def := &Definition{Scenario: sc, ScenarioPath: rel, Files: map[string][]byte{rel: data}}
+	if opts.Prices != nil {
+		def.Files[PricesPath] = opts.Prices
+	}
+	l := &loader{root: root}
+	if err := l.addJudgeAndDataset(def); err != nil {
+		return nil, err
+	}
+	var rows []*fkensa.Row
+	if sc.Dataset != "" {
+		dpath := path.Join("scenarios", sc.Dataset)
+		parsed, err := fkensa.ReadDataset(filepath.Join(root, filepath.FromSlash(dpath)), def.Files[dpath], sc.InputField)
+		if err != nil {
+			return nil, err
+		}
+		for i := range parsed {
+			rows = append(rows, &parsed[i])
+		}
+	} else {
+		rows = []*fkensa.Row{nil}
+	}
+	var jobs []Job
+	for _, row := range rows {
+		for rep := 1; rep <= max(opts.Runs, 1); rep++ {
+			jobs = append(jobs, Job{Definition: def, Dir: filepath.Dir(root), Row: row, Repeat: rep})
+		}
+	}
+	return jobs, nil
+}
+
+// Execute runs one job, spooling into spool (which must exist), and returns its record; it
+// never touches the store.
+func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record, error) {
+	sc := job.Definition.Scenario
+	r := &Record{Definition: job.Definition, RunID: opts.RunID, Row: job.Row,
+		Annotations: map[string]string{AnnotationRepeat: strconv.Itoa(job.Repeat)}}
+	if opts.Tag != "" {
+		r.Annotations[AnnotationTag] = opts.Tag
+	}
+	r.Input, r.HasInput = sc.Input, !sc.Input.IsNull()
+	if job.Row != nil {
+		r.Case = job.Row.Number
+		v, _ := job.Row.Value.Get(sc.InputField)
+		if !v.IsNull() {
+			r.Input, r.HasInput = v, true
+		}
+	}
+	r.Argv = buildArgv(sc.RunCommand, r.Input, r.HasInput)
+	traceDir := filepath.Join(spool, "trace")
+	otlpDir := filepath.Join(spool, "otlp")
+	for _, d := range []string{traceDir, otlpDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	recv, err := otlpreceiver.Start(otlpDir)
+	if err != nil {
+		return nil, err
+	}
+	env := runEnv(sc, traceDir, recv.Endpoint())
+	res, err := command.Run(ctx, command.Spec{Argv: r.Argv, Env: env, Dir: job.Dir, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput, SpoolDir: spool})
+	bodies, rejected := recv.Close()
+	if err != nil {
+		return nil, err
+	}
+	r.NonScoring = map[string]string{"started": res.Start.UTC().Format(time.RFC3339Nano), "duration_ns": strconv.FormatInt(int64(res.Duration), 10)}
+	if r.Stdout, err = captured(res.Stdout); err != nil {
+		return nil, err
+	}
+	if r.Stderr, err = captured(res.Stderr); err != nil {
+		return nil, err
+	}
+	r.Exit = store.KensaExit{Code: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut}
+	if res.StartError != "" || res.TimedOut || res.Cancelled || res.Signal != "" {
+		r.Exit.Code = -1
+	}
+	spans, findings := collectSpans(r, filepath.Join(traceDir, "spans.jsonl"), bodies, opts)
+	if rejected > 0 {
+		findings = append(findings, store.Finding{Code: "otlp_rejected", Severity: store.SeverityWarning, Scenario: sc.ID,
+			Message: fmt.Sprintf("%d OTLP requests were refused (wrong path, method, type or size)", rejected)})
+	}
+	r.Findings = findings
+	if len(spans) == 0 {
+		r.Exit.Code, r.Exit.Error = -1, noSpansMessage(sc.ID, res, opts.Timeout, string(r.Stderr.Data))
+	} else {
+		r.Trace = fkensa.WriteTrace(spans)
+	}
+	if len(opts.JudgeCmd) > 0 && sc.NeedsJudge() {
+		if err := judgeRun(ctx, r, job, opts, spool); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// buildArgv is runner._build_command, plus the {{input}} placeholder of the scenario format's
+// description: where an argument holds it, the input goes there instead of last.
+func buildArgv(command []string, input pyvalue.Value, has bool) []string {
+	argv := slices.Clone(command)
+	if !has {
+		return argv
+	}
+	text := pyvalue.Str(input)
+	if input.Kind() == pyvalue.KindDict {
+		text = pyvalue.Dumps(input)
+	}
+	placed := false
+	for i, a := range argv {
+		if strings.Contains(a, "{{input}}") {
+			argv[i], placed = strings.ReplaceAll(a, "{{input}}", text), true
+		}
+	}
+	if !placed {
+		argv = append(argv, text)
+	}
+	return argv
+}
+
+func runEnv(sc *fkensa.Scenario, traceDir, endpoint string) []string {
+	env := os.Environ()
+	for _, kv := range sc.EnvOverrides {
+		if !slices.Contains(protectedEnv, kv.Name) {
+			env = append(env, kv.Name+"="+kv.Value)
+		}
+	}
+	return append(env, "KENSA_TRACE_DIR="+traceDir, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+endpoint+"/v1/traces")
+}
+
+func captured(o command.Output) (Captured, error) {
+	b, err := os.ReadFile(o.Path)
+	return Captured{Data: b, Total: o.Total, Truncated: o.Truncated}, err
+}
+
+// noSpansMessage is the error Kensa's runner raises for a run without spans.
+func noSpansMessage(id string, res *command.Result, timeout time.Duration, stderr string) string {
+	tail := func(s string) string {
+		s = strings.TrimSpace(s)
+		if r := []rune(s); len(r) > 500 {
+			s = string(r[len(r)-500:])
+		}
+		return s
+	}
+	switch {
+	case res.TimedOut:
+		return fmt.Sprintf("Scenario %s timed out after %s.", pyvalue.StrRepr(id), timeout)
+	case res.StartError != "":
+		return fmt.Sprintf("Scenario %s could not start: %s", pyvalue.StrRepr(id), res.StartError)
+	case !res.OK():
+		t := tail(stderr)
+		if t == "" {
+			t = "(no stderr)"
+		}
+		return fmt.Sprintf("Scenario %s subprocess crashed (exit=%d).\nstderr:\n%s", pyvalue.StrRepr(id), res.ExitCode, t)
+	}
+	msg := fmt.Sprintf("Scenario %s ran successfully but produced no traces.", pyvalue.StrRepr(id))
+	if t := tail(stderr); t != "" {
+		msg += "\nstderr:\n" + t
+	}
+	return msg
+}
+
+// collectSpans reads the exporter's JSONL file and the OTLP bodies, keeps each as a span
+// source, and converts the spans to Kensa's model. Malformed sources are findings.
+func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Options) ([]fkensa.Span, []store.Finding) {
+	var prices fkensa.Prices
+	if opts.Prices != nil {
+		prices, _ = fkensa.ParsePrices(PricesPath, opts.Prices)
+	}
+	var spans []fkensa.Span
+	var findings []store.Finding
+	bad := func(src string, err error) {
+		findings = append(findings, store.Finding{Code: "spans_malformed", Severity: store.SeverityError,
+			Scenario: r.Definition.Scenario.ID, File: src, Message: err.Error()})
+	}
+	if data, err := os.ReadFile(jsonl); err == nil {
+		r.SpanSources = append(r.SpanSources, Source{Path: "KENSA_TRACE_DIR/spans.jsonl", MediaType: store.MediaTypeOpenInferenceJSONL, Data: data})
+		got, err := otlp.ReadJSONL("spans.jsonl", data)
+		if err != nil {
+			bad("spans.jsonl", err)
+		}
+		spans = append(spans, ToKensa(got, prices)...)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		bad("spans.jsonl", err)
+	}
+	for i, b := range bodies {
+		data, err := os.ReadFile(b.Path)
+		if err != nil {
+			bad(b.Path, err)
+			continue
+		}
+		name := fmt.Sprintf("otlp/%06d", i+1)
+		mt, decode := store.MediaTypeOTLPProtobuf, otlp.DecodeProtobuf
+		if b.MediaType == otlpreceiver.JSON {
+			mt, decode = store.MediaTypeOTLPJSON, otlp.DecodeJSON
+		}
+		r.SpanSources = append(r.SpanSources, Source{Path: name, MediaType: mt, Data: data})
+		got, err := decode(data)
+		if err != nil {
+			bad(name, err)
+			continue
+		}
+		spans = append(spans, ToKensa(got, prices)...)
+	}
+	return spans, findings
+}
+
+// ToKensa converts spans to Kensa's model as translate.span_to_kensa does, costing spans that
+// state no cost with prices.
+func ToKensa(spans []otlp.Span, prices fkensa.Prices) []fkensa.Span {
+	out := make([]fkensa.Span, 0, len(spans))
+	for i := range spans {
+		s := &spans[i]
+		sem := otlp.Interpret(s)
+		ks := fkensa.Span{TraceID: s.TraceID, SpanID: s.SpanID, Name: s.Name, Kind: sem.Kind, Status: "ok",
+			Start: fkensa.MicrosFromNanos(s.Start), End: fkensa.MicrosFromNanos(s.End),
+			Model: sem.Model, Provider: sem.Provider, Input: sem.Input, Output: sem.Output, Metadata: otlp.AttributesValue(sem.Metadata)}
+		if s.ParentSpanID != "" {
+			p := s.ParentSpanID
+			ks.ParentSpanID = &p
+		}
+		if sem.Error {
+			ks.Status = "error"
+		}
+		if sem.Tokens != nil {
+			t := fkensa.Tokens(*sem.Tokens)
+			ks.Tokens = &t
+		}
+		if sem.DeclaredCost != nil {
+			c := fkensa.Cost(*sem.DeclaredCost)
+			ks.Cost = &c
+		} else {
+			ks.Cost = prices.Cost(ks.Model, ks.Tokens)
+		}
+		for _, t := range sem.Tools {
+			ks.Tools = append(ks.Tools, fkensa.Tool{Name: t.Name, Args: t.Args})
+		}
+		out = append(out, ks)
+	}
+	return out
+}
+
+// judgeRun evaluates the checks; when they pass, it sends Kensa's judge prompt to the judge
+// command and records its answer.
+func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool string) error {
+	ev := EvidenceOf(r)
+	res := ekensa.Evaluate(ev)
+	if res.Status != ekensa.StatusPending {
+		return nil // failed checks skip the judge (fail-fast), errors never reach it
+	}
+	prompt := ekensa.BuildJudgePrompt(ev)
+	dir := filepath.Join(spool, "judge")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	out, err := command.Run(ctx, command.Spec{Argv: opts.JudgeCmd, Env: os.Environ(), Dir: job.Dir, Stdin: strings.NewReader(prompt), Timeout: opts.Timeout, SpoolDir: dir})
+	if err != nil {
+		return err
+	}
+	answer, err := os.ReadFile(out.Stdout.Path)
+	if err != nil {
+		return err
+	}
+	j := &store.KensaJudgement{Source: "judge-cmd", Command: opts.JudgeCmd, Model: opts.JudgeModel, Label: "fail"}
+	if !out.OK() {
+		j.Exit = store.KensaExit{Code: out.ExitCode, TimedOut: out.TimedOut, Error: "judge command " + out.Describe()}
+		if j.Exit.Code == 0 {
+			j.Exit.Code = -1
+		}
+	} else if v := ekensa.ParseJudgeAnswer(string(answer), false).Verdict; v != nil && (*v == "pass" || *v == "uncertain") {
+		j.Label = *v
+	}
+	r.Judgement, r.JudgePrompt, r.JudgeAnswer, r.JudgeAnswerType = j, []byte(prompt), answer, store.MediaTypeText
+	return nil
+}
+
+// EvidenceOf is the evidence of a record not yet sealed, as replay will load it.
+func EvidenceOf(r *Record) *ekensa.Evidence {
+	ev := &ekensa.Evidence{Scenario: r.Definition.Scenario, Case: r.Case, ExitCode: r.Exit.Code, RunError: r.Exit.Error,
+		Stdout: fkensa.RunStdout(string(r.Stdout.Data)), Stderr: fkensa.RunStderr(string(r.Stderr.Data)), TracePath: r.TracePath}
+	if r.HasInput {
+		ev.Input = r.Input
+	}
+	if r.Row != nil {
+		ev.Row = r.Row.Value
+	}
+	if r.Trace != nil {
+		ev.HasTrace = true
+		var err error
+		if ev.Spans, err = fkensa.ReadTrace("trace", r.Trace); err != nil {
+			ev.TraceError = err.Error()
+		}
+	}
+	if spec, ok := r.Definition.Files[judgePath(r.Definition.Scenario)]; ok {
+		ev.JudgeSpec, _ = fkensa.ParseJudgeSpec("judge", spec)
+	}
+	return ev
+}
+
+func judgePath(sc *fkensa.Scenario) string {
+	if sc.Judge == nil {
+		return ""
+	}
+	return "judges/" + *sc.Judge + ".yaml"
+}

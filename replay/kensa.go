@@ -1,0 +1,221 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
+	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
+	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// KensaBundle is a Kensa run bundle loaded for evaluation.
+type KensaBundle struct {
+	Digest   store.Digest
+	Manifest *store.KensaRun
+	Evidence *ekensa.Evidence
+	// Claimed is the result Kensa recorded for the run (imports), nil otherwise.
+	Claimed *pyvalue.Value
+}
+
+// KensaResult is the evaluation of a Kensa bundle.
+type KensaResult struct {
+	Result    *ekensa.Result
+	Canonical []byte
+	Verdict   store.Digest
+}
+
+// BlobReader reads blobs and objects; every store.Store is one.
+type BlobReader interface {
+	OpenBlob(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error)
+	GetObject(ctx context.Context, d store.Digest) ([]byte, error)
+}
+
+// LoadKensa reads the bundle d of a Kensa run and everything its evaluation needs.
+func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle, error) {
+	mb, err := s.GetObject(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", d, err)
+	}
+	var m store.KensaRun
+	if err := store.Decode(mb, &m); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", d, err)
+	}
+	l := kensaLoader{ctx: ctx, s: s}
+	ev, err := l.evidence(&m)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
+	}
+	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev}
+	if m.Claimed != nil {
+		raw, err := l.blob(*m.Claimed)
+		if err != nil {
+			return nil, err
+		}
+		v, err := pyvalue.Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: claimed result: %w", d.Short(), err)
+		}
+		b.Claimed = &v
+	}
+	return b, nil
+}
+
+// Evaluate derives the run's verdict.
+func (b *KensaBundle) Evaluate() (*KensaResult, error) {
+	r := ekensa.Evaluate(b.Evidence)
+	canonical, digest, err := r.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("replay: verdict of %s: %w", b.Digest.Short(), err)
+	}
+	return &KensaResult{Result: r, Canonical: canonical, Verdict: digest}, nil
+}
+
+type kensaLoader struct {
+	ctx context.Context
+	s   BlobReader
+}
+
+// maxEvidenceBlob bounds what replay reads into memory from one blob.
+const maxEvidenceBlob = 1 << 30
+
+func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
+	rc, _, err := l.s.OpenBlob(l.ctx, desc.Digest)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxEvidenceBlob))
+	if err != nil {
+		return nil, fmt.Errorf("blob %s: %w", desc.Digest, err)
+	}
+	return b, nil
+}
+
+func (l *kensaLoader) text(o *store.Output) (string, error) {
+	if o == nil {
+		return "", nil
+	}
+	b, err := l.blob(o.Blob)
+	return string(b), err
+}
+
+func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
+	if desc == nil {
+		return pyvalue.Value{}, nil
+	}
+	b, err := l.blob(*desc)
+	if err != nil {
+		return pyvalue.Value{}, err
+	}
+	return pyvalue.Parse(b)
+}
+
+func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
+	tb, err := l.s.GetObject(l.ctx, m.DefinitionTree)
+	if err != nil {
+		return nil, fmt.Errorf("definition: %w", err)
+	}
+	tree, err := store.DecodeProfileTree(tb)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]store.Descriptor{}
+	for _, e := range tree.Entries {
+		files[e.Path] = e.Blob
+	}
+	file := func(path string) ([]byte, error) {
+		desc, ok := files[path]
+		if !ok {
+			return nil, fmt.Errorf("definition has no %s", path)
+		}
+		return l.blob(desc)
+	}
+	data, err := file(m.ScenarioFile)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := fkensa.ParseScenario(m.ScenarioFile, data)
+	if err != nil {
+		return nil, err
+	}
+	ev := &ekensa.Evidence{Scenario: sc, Case: m.Case, ExitCode: m.Exit.Code, RunError: m.Exit.Error}
+	if sc.Judge != nil {
+		jb, err := file("judges/" + *sc.Judge + ".yaml")
+		if err != nil {
+			return nil, err
+		}
+		if ev.JudgeSpec, err = fkensa.ParseJudgeSpec("judges/"+*sc.Judge+".yaml", jb); err != nil {
+			return nil, err
+		}
+	}
+	if ev.Input, err = l.json(m.Input); err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	if ev.Row, err = l.json(m.DatasetRow); err != nil {
+		return nil, fmt.Errorf("dataset row: %w", err)
+	}
+	if ev.Stdout, err = l.text(m.Stdout); err != nil {
+		return nil, err
+	}
+	if ev.Stderr, err = l.text(m.Stderr); err != nil {
+		return nil, err
+	}
+	ev.Stdout, ev.Stderr = fkensa.RunStdout(ev.Stdout), fkensa.RunStderr(ev.Stderr)
+	ev.TracePath = m.Annotations["kensa.trace_path"]
+	if m.Trace != nil {
+		ev.HasTrace = true
+		raw, err := l.blob(*m.Trace)
+		if err != nil {
+			return nil, err
+		}
+		name := ev.TracePath
+		if name == "" {
+			name = "trace"
+		}
+		if ev.Spans, err = fkensa.ReadTrace(name, raw); err != nil {
+			ev.TraceError = err.Error()
+		}
+	} else if ev.TracePath != "" {
+		ev.HasTrace, ev.TraceError = true, "the trace file could not be read when the run was recorded"
+	}
+	if m.Judgement != nil {
+		if ev.Judgement, err = l.judgement(*m.Judgement); err != nil {
+			return nil, err
+		}
+	}
+	return ev, nil
+}
+
+func (l *kensaLoader) judgement(desc store.Descriptor) (*ekensa.Judgement, error) {
+	b, err := l.s.GetObject(l.ctx, desc.Digest)
+	if err != nil {
+		return nil, fmt.Errorf("judgement: %w", err)
+	}
+	var j store.KensaJudgement
+	if err := store.Decode(b, &j); err != nil {
+		return nil, err
+	}
+	out := &ekensa.Judgement{Source: j.Source, Model: j.Model}
+	if j.Exit.Code != 0 || j.Exit.TimedOut || j.Exit.Error != "" {
+		out.Failed = j.Exit.Error
+		if out.Failed == "" {
+			out.Failed = fmt.Sprintf("judge command exited with code %d", j.Exit.Code)
+		}
+	}
+	if j.Prompt != nil {
+		p, err := l.blob(*j.Prompt)
+		if err != nil {
+			return nil, err
+		}
+		out.Prompt = string(p)
+	}
+	a, err := l.blob(j.Answer)
+	if err != nil {
+		return nil, err
+	}
+	out.Answer = string(a)
+	return out, nil
+}
