@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,18 +135,12 @@ func TestFullFileSystem(t *testing.T) {
 		expectCommandsWork(t, st)
 	}
 
-	// A writer killed mid-recording leaves a log to replay; then the file system fills up.
+	// A writer killed while it holds the store leaves a log to replay; then the file system
+	// fills up.
 	if err := os.Remove(filepath.Join(fsDir, "filler-1.1")); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("oasis-replay", append([]string{"--store", st}, "record", "webhook", "--listen", "127.0.0.1:0",
-		"--profile-digest", "oasis-replay-example-profile@0.1.0", "--scenario", "example.safety.nb.out-of-scope-restart-001", "--idle", "1h")...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second)
-	cmd.Process.Kill()
-	cmd.Wait()
+	killHolder(t, st)
 	fill(t, fsDir, "filler-2", 0)
 	for _, args := range [][]string{
 		{"bundle", "ls"}, {"store", "fsck"}, {"store", "stats"}, {"replay", "--no-store", "demo"},
@@ -172,6 +167,34 @@ func TestFullFileSystem(t *testing.T) {
 	if status, stdout, stderr := program(t, st, "store", "fsck"); status != exitOK || !strings.Contains(stdout, "0 problems; garbage for store gc: 0 entries") {
 		t.Fatalf("store fsck after gc: exit %d\n%s%s", status, stdout, stderr)
 	}
+}
+
+// killHolder kills a process while it holds the store in dir for writing (the scripts'
+// hold-store), which leaves a log a read-write open must replay.
+func killHolder(t *testing.T, dir string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	cmd := exec.Command("hold-store", dir, port)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if conn, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("hold-store did not open the store within a minute")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
 }
 
 // expectCommandsWork runs the read-only commands on st: they must work and find the demo's
