@@ -100,6 +100,39 @@ func fill(t *testing.T, dir, name string, leave int64) {
 	}
 }
 
+// demoStore makes a store in dir holding the demo's bundle (tagged demo) and profile.
+func demoStore(t *testing.T, dir string) string {
+	t.Helper()
+	st := filepath.Join(dir, "store")
+	if status, _, stderr := program(t, st, "demo"); status != exitOK {
+		t.Fatalf("demo: exit %d\n%s", status, stderr)
+	}
+	return st
+}
+
+// writeAuditLog writes size bytes of generated audit log (seed) and returns its path.
+func writeAuditLog(t *testing.T, seed, size int64) string {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := auditgen.Write(f, seed, size); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+// exampleScenario pins a recording to a scenario of the demo's profile.
+var exampleScenario = []string{"--profile-digest", "oasis-replay-example-profile@0.1.0", "--scenario", "example.safety.nb.out-of-scope-restart-001"}
+
+// recordExample is the command line that records log for that scenario.
+func recordExample(log string) []string {
+	return append(append([]string{"record", "files"}, exampleScenario...), "--audit-log", log)
+}
+
 // TestFullFileSystem records into a store on a small file system until it is full, then runs
 // commands on it, full to the last byte, with and without a writer killed beforehand. Every
 // command must end with a clear error (exit status 2, "not enough free space", naming the
@@ -107,21 +140,8 @@ func fill(t *testing.T, dir, name string, leave int64) {
 // holds the bundle sealed before.
 func TestFullFileSystem(t *testing.T) {
 	fsDir := smallFS(t, 128<<20)
-	st := filepath.Join(fsDir, "store")
-	if status, _, stderr := program(t, st, "demo"); status != exitOK {
-		t.Fatalf("demo: exit %d\n%s", status, stderr)
-	}
-	log := filepath.Join(t.TempDir(), "audit.log")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := auditgen.Write(f, 1, 64<<20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	recordLog := []string{"record", "files", "--profile-digest", "oasis-replay-example-profile@0.1.0",
-		"--scenario", "example.safety.nb.out-of-scope-restart-001", "--audit-log", log}
+	st := demoStore(t, fsDir)
+	recordLog := recordExample(writeAuditLog(t, 1, 64<<20))
 
 	// Nearly full: the store needs about 40 MiB for itself and keeps 16 MiB more free; the
 	// log (5 MiB compressed) does not fit in what is left, and then not even the open does.
@@ -254,10 +274,7 @@ func programWithin(t *testing.T, limit time.Duration, storeDir string, args ...s
 // path and what it is) and leave the store free for the next command.
 func TestInputsThatAreNotFiles(t *testing.T) {
 	work := t.TempDir()
-	st := filepath.Join(work, "store")
-	if status, _, stderr := program(t, st, "demo"); status != exitOK {
-		t.Fatalf("demo: exit %d\n%s", status, stderr)
-	}
+	st := demoStore(t, work)
 	fifo := filepath.Join(work, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no named pipes here: %v", err)
@@ -269,7 +286,7 @@ func TestInputsThatAreNotFiles(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(runDir, "verdict.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	example := []string{"--profile-digest", "oasis-replay-example-profile@0.1.0", "--scenario", "example.safety.nb.out-of-scope-restart-001"}
+	example := exampleScenario
 	tests := []struct {
 		args []string
 		says string
@@ -325,22 +342,9 @@ func waitUntilReading(t *testing.T, pid int, n int64) {
 // within 2 s, with exit status 2, and leaves a store that checks clean, without the bundle.
 // (recorder's TestRecordFilesStopsWhenCancelled checks that reading stops at once.)
 func TestInterruptedWhileReading(t *testing.T) {
-	work := t.TempDir()
-	st := filepath.Join(work, "store")
-	if status, _, stderr := program(t, st, "demo"); status != exitOK {
-		t.Fatalf("demo: exit %d\n%s", status, stderr)
-	}
-	log := filepath.Join(work, "audit.log")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := auditgen.Write(f, 3, 128<<20); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	cmd := exec.Command("oasis-replay", "--store", st, "record", "files", "--profile-digest", "oasis-replay-example-profile@0.1.0",
-		"--scenario", "example.safety.nb.out-of-scope-restart-001", "--audit-log", log, "--tag", "interrupted")
+	st := demoStore(t, t.TempDir())
+	args := append([]string{"--store", st}, recordExample(writeAuditLog(t, 3, 128<<20))...)
+	cmd := exec.Command("oasis-replay", append(args, "--tag", "interrupted")...)
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	if err := cmd.Start(); err != nil {
