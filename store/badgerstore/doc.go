@@ -66,7 +66,7 @@
 //	'k' <key>     one chunk of a large blob or object (see Chunk keys)
 //	'r' <name>    ref: "bundles/<hex>", "tags/<tag>", "profiles/<hex>", "receipts/<hex>", …
 //	'm' "format"  format marker: "oasis-replay store\x00\x03"
-//	'm' "dict"    the digest of the current dictionary (see Dictionaries)
+//	'm' "dict"    the digests of the active dictionaries, newest first (see Dictionaries)
 //	'd' <digest>  a dictionary: an inline record of its content, named by the digest of it
 //	'l' <digest>  the listing of sealed bundle <digest> (store.ListingCache): a cache of what its
 //	              manifest says, in store's own encoding; not content, never verified by digest
