@@ -118,6 +118,8 @@ func commands() []*cli.Command {
 		storeCommand(),
 		goldenCommand(),
 		kensaCommand(),
+		evalCommand(),
+		serveCommand(),
 		versionCommand(),
 	}
 }

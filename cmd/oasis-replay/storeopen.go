@@ -193,3 +193,6 @@ func recoverStore(c *cli.Context, dir string) error {
 	}
 	return s.Close()
 }
+
+// storeLocked reports whether opening failed because another process holds the store.
+func storeLocked(err error) bool { return errors.Is(err, badgerstore.ErrLocked) }
