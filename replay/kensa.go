@@ -54,7 +54,7 @@ func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle,
 		if err != nil {
 			return nil, err
 		}
-		v, err := pyvalue.Parse(raw)
+		v, err := pyvalue.Loads("claimed result", raw)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: claimed result: %w", d.Short(), err)
 		}
@@ -110,7 +110,7 @@ func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 	if err != nil {
 		return pyvalue.Value{}, err
 	}
-	return pyvalue.Parse(b)
+	return pyvalue.Loads(desc.Digest.String(), b)
 }
 
 func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {

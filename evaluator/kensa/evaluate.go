@@ -217,7 +217,7 @@ func judge(ev *Evidence, r *Result) {
 // judge_result object Kensa wrote in a result.
 func ParseJudgeAnswer(answer string, recorded bool) *JudgeOutcome {
 	if recorded {
-		v, _ := pyvalue.Parse([]byte(answer))
+		v, _ := pyvalue.Loads("judge_result", []byte(answer))
 		out := &JudgeOutcome{}
 		p, _ := v.Get("passed")
 		out.Passed, _ = p.AsBool()
@@ -243,7 +243,7 @@ func ParseJudgeAnswer(answer string, recorded bool) *JudgeOutcome {
 		}
 		text = strings.TrimSpace(strings.Join(lines, "\n"))
 	}
-	v, err := pyvalue.Parse([]byte(text))
+	v, err := pyvalue.Loads("judge answer", []byte(text))
 	if err != nil || v.Kind() != pyvalue.KindDict {
 		fail := StatusFail
 		return &JudgeOutcome{Reasoning: "Failed to parse judge response: " + firstRunes(text, 200), Verdict: &fail}

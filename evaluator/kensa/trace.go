@@ -190,7 +190,7 @@ func textFromValue(raw pyvalue.Value) string {
 	if !ok {
 		return pyvalue.Str(raw)
 	}
-	parsed, err := pyvalue.Parse([]byte(s))
+	parsed, err := pyvalue.Loads("output value", []byte(s))
 	if err != nil || parsed.Kind() != pyvalue.KindDict {
 		return s
 	}

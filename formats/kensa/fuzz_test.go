@@ -21,13 +21,13 @@ func TestParseScenarioErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string]string{
-		"id: a\nname: b\nrun_command: [x]\ndataset: d.jsonl\n":                                                                                                        "s.yaml:1: input_field: 'dataset' and 'input_field' must both be set",
+		"id: a\nname: b\nrun_command: [x]\ndataset: d.jsonl\n":                                                                                                        "s.yaml:1:1: input_field: 'dataset' and 'input_field' must both be set",
 		"id: a\nname: b\nrun_command: [x]\ncriteria: c\njudge: j\n":                                                                                                   "mutually exclusive",
-		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: nope\n":                                                                                                 "s.yaml:5: checks[0].type: unknown check type",
+		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: nope\n":                                                                                                 "s.yaml:5:11: checks[0].type: unknown check type",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: max_turns\n    params: {max: \"4\"}\n":                                                                  "must be a number",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: trajectory\n    params: {steps: [{tool: t}]}\n  - type: trajectory\n    params: {steps: [{tool: t}]}\n": "at most one 'trajectory'",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: tools_called\n    params: {tools: lookup}\n":                                                            "bare string",
-		"id: a\nname: b\nrun_command: [x]\nbogus: 1\n":                                                                                                                "s.yaml:4: bogus: unknown field",
+		"id: a\nname: b\nrun_command: [x]\nbogus: 1\n":                                                                                                                "s.yaml:4:8: bogus: unknown field",
 		"id: [a\n": "s.yaml",
 	}
 	for doc, want := range tests {

@@ -136,7 +136,7 @@ func parseToolArgs(raw pyvalue.Value) pyvalue.Value {
 		return pyvalue.NewDict(nil, nil)
 	}
 	if s, ok := raw.AsStr(); ok {
-		if parsed, err := pyvalue.Parse([]byte(s)); err == nil && parsed.Kind() == pyvalue.KindDict {
+		if parsed, err := pyvalue.Loads("attribute", []byte(s)); err == nil && parsed.Kind() == pyvalue.KindDict {
 			return parsed
 		}
 	}
