@@ -99,7 +99,7 @@ func TestLoadsErrors(t *testing.T) {
 	for s, want := range map[string]string{
 		`{`: "t.json:1:2", `[1,]`: "t.json:1:4", `1 2`: "t.json:1:3", ``: "t.json",
 		`{"a": [99999999999999999999]}`: "t.json:1:8: a[0]: integer 99999999999999999999 does not fit in 64 bits",
-		`{"a": 1, "a": 2}`:               "t.json:1:10",
+		`{"a": 1, "a": 2}`:              "t.json:1:10",
 	} {
 		_, err := Loads("t.json", []byte(s))
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
