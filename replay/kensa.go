@@ -48,6 +48,7 @@ func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle,
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
+	ev.Digest = m.Evidence
 	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev}
 	if m.Claimed != nil {
 		raw, err := l.blob(*m.Claimed)
@@ -113,8 +114,21 @@ func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 	return pyvalue.Loads(desc.Digest.String(), b)
 }
 
-func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
-	tb, err := l.s.GetObject(l.ctx, m.DefinitionTree)
+func (l *kensaLoader) evidence(run *store.KensaRun) (*ekensa.Evidence, error) {
+	eb, err := l.s.GetObject(l.ctx, run.Evidence)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	var m store.KensaEvidence
+	if err := store.Decode(eb, &m); err != nil {
+		return nil, fmt.Errorf("evidence %s: %w", run.Evidence.Short(), err)
+	}
+	if m.Definition != run.DefinitionTree || m.ScenarioFile != run.ScenarioFile || m.Scenario != run.Scenario || m.Case != run.Case {
+		return nil, fmt.Errorf("%w: the manifest names definition %s, %s, scenario %s case %d; its evidence %s names %s, %s, %s case %d",
+			store.ErrCorrupt, run.DefinitionTree.Short(), run.ScenarioFile, run.Scenario, run.Case,
+			run.Evidence.Short(), m.Definition.Short(), m.ScenarioFile, m.Scenario, m.Case)
+	}
+	tb, err := l.s.GetObject(l.ctx, m.Definition)
 	if err != nil {
 		return nil, fmt.Errorf("definition: %w", err)
 	}
@@ -164,7 +178,7 @@ func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
 		return nil, err
 	}
 	ev.Stdout, ev.Stderr = fkensa.RunStdout(ev.Stdout), fkensa.RunStderr(ev.Stderr)
-	ev.TracePath = m.Annotations["kensa.trace_path"]
+	ev.TracePath = m.TracePath
 	if m.Trace != nil {
 		ev.HasTrace = true
 		raw, err := l.blob(*m.Trace)

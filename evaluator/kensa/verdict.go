@@ -9,7 +9,7 @@ import (
 // can change a verdict does.
 const (
 	EvaluatorName    = "oasis-replay/kensa"
-	EvaluatorVersion = "1 (Kensa v0.7.0 semantics)"
+	EvaluatorVersion = "2 (Kensa v0.7.0 semantics)"
 )
 
 // Verdict is the canonical form of a Result. Numbers Kensa keeps as floats are their Python
@@ -17,16 +17,19 @@ const (
 type Verdict struct {
 	store.Header
 	Evaluator store.EvaluatorInfo `json:"evaluator"`
-	Scenario  string              `json:"scenario"`
-	Case      int                 `json:"case"`
-	Status    string              `json:"status"`
-	Input     any                 `json:"input"`
-	Expected  *string             `json:"expected"`
-	Checks    []VerdictCheck      `json:"checks"`
-	Judge     *VerdictJudge       `json:"judge"`
-	Trace     *VerdictTrace       `json:"trace"`
-	Metrics   map[string]string   `json:"metrics"`
-	Error     *string             `json:"error"`
+	// Evidence is the digest of the evidence object evaluated (store.KensaEvidence), omitted
+	// for evidence not yet stored. Runs with the same evidence have the same verdict.
+	Evidence *store.Digest     `json:"evidence,omitempty"`
+	Scenario string            `json:"scenario"`
+	Case     int               `json:"case"`
+	Status   string            `json:"status"`
+	Input    any               `json:"input"`
+	Expected *string           `json:"expected"`
+	Checks   []VerdictCheck    `json:"checks"`
+	Judge    *VerdictJudge     `json:"judge"`
+	Trace    *VerdictTrace     `json:"trace"`
+	Metrics  map[string]string `json:"metrics"`
+	Error    *string           `json:"error"`
 }
 
 // VerdictCheck is one check of a verdict.
@@ -68,6 +71,9 @@ func (r *Result) Verdict() *Verdict {
 		Evaluator: store.EvaluatorInfo{Name: EvaluatorName, Version: EvaluatorVersion},
 		Scenario:  r.ScenarioID, Case: r.Case, Status: r.Status, Input: Canonical(r.Input), Expected: r.Expected,
 		Checks: make([]VerdictCheck, len(r.CheckResults)), Metrics: r.Metrics(), Error: r.Error,
+	}
+	if !r.Evidence.IsZero() {
+		v.Evidence = &r.Evidence
 	}
 	for i, c := range r.CheckResults {
 		scores := map[string]string{}

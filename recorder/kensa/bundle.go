@@ -2,9 +2,12 @@ package kensa
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
@@ -52,11 +55,21 @@ type Record struct {
 	Annotations              map[string]string
 }
 
-// Captured is a captured stream: the kept bytes and how many were written.
+// Captured is a captured stream: the kept bytes (in memory, or in a spool file when Path is
+// set, so that a run's output never has to fit in memory) and how many were written.
 type Captured struct {
 	Data      []byte
+	Path      string
 	Total     int64
 	Truncated bool
+}
+
+// open returns the kept bytes as a reader.
+func (c Captured) open() (io.ReadCloser, error) {
+	if c.Path == "" {
+		return io.NopCloser(bytes.NewReader(c.Data)), nil
+	}
+	return os.Open(c.Path)
 }
 
 // Source is one raw span input.
@@ -68,8 +81,6 @@ type Source struct {
 
 // Annotation keys of Kensa runs.
 const (
-	// AnnotationTracePath is the trace's path as Kensa recorded it.
-	AnnotationTracePath = "kensa.trace_path"
 	// AnnotationRepeat is the repeat number of a run made by kensa run --runs.
 	AnnotationRepeat = "kensa.repeat"
 	// AnnotationTag is the --tag of a kensa run.
@@ -82,36 +93,17 @@ type Writer = store.Store
 // Seal writes r's evidence and seals its bundle, returning the bundle id.
 func Seal(ctx context.Context, s Writer, r *Record, version string, tags ...string) (store.Digest, error) {
 	w := &writer{ctx: ctx, s: s}
-	tree := w.tree(r.Definition)
+	ev := w.evidence(r)
 	m := &store.KensaRun{
 		Recorder:       store.RecorderInfo{Name: "oasis-replay", Version: version, Source: store.SourceKensaImport},
-		DefinitionTree: tree, ScenarioFile: r.Definition.ScenarioPath, Scenario: r.Definition.Scenario.ID,
-		RunID: r.RunID, Case: r.Case, Argv: r.Argv, Exit: r.Exit,
-		NonScoring: r.NonScoring, Findings: r.Findings, Annotations: r.Annotations,
+		DefinitionTree: ev.Definition, ScenarioFile: ev.ScenarioFile, Scenario: ev.Scenario, Case: ev.Case,
+		RunID: r.RunID, NonScoring: r.NonScoring, Findings: r.Findings, Annotations: r.Annotations,
 	}
 	if r.Claimed == nil {
 		m.Recorder.Source = store.SourceKensaRun
 	}
-	if r.HasInput {
-		m.Input = w.blobPtr([]byte(pyvalue.Dumps(r.Input)), store.MediaTypeJSON)
-	}
-	if r.Row != nil {
-		m.DatasetRow = w.blobPtr([]byte(pyvalue.Dumps(r.Row.Value)), store.MediaTypeJSON)
-	}
-	m.Stdout, m.Stderr = w.output(r.Stdout), w.output(r.Stderr)
-	if r.Trace != nil {
-		m.Trace = w.blobPtr(r.Trace, store.MediaTypeKensaTrace)
-	}
-	for _, src := range r.SpanSources {
-		m.SpanSources = append(m.SpanSources, store.SourceFile{Path: src.Path, Blob: w.blob(src.Data, src.MediaType)})
-	}
-	if r.Judgement != nil {
-		j := *r.Judgement
-		if r.JudgePrompt != nil {
-			j.Prompt = w.blobPtr(r.JudgePrompt, store.MediaTypeText)
-		}
-		j.Answer = w.blob(r.JudgeAnswer, r.JudgeAnswerType)
-		m.Judgement = w.object(&j)
+	if d := w.object(ev); d != nil {
+		m.Evidence = d.Digest
 	}
 	if r.Claimed != nil {
 		m.Claimed = w.blobPtr(r.Claimed, store.MediaTypeKensaResult)
@@ -125,6 +117,36 @@ func Seal(ctx context.Context, s Writer, r *Record, version string, tags ...stri
 	return store.Seal(ctx, s, m, tags...)
 }
 
+// evidence stores the blobs of r's evidence and returns its evidence object, not yet stored.
+func (w *writer) evidence(r *Record) *store.KensaEvidence {
+	ev := &store.KensaEvidence{
+		Definition: w.tree(r.Definition), ScenarioFile: r.Definition.ScenarioPath, Scenario: r.Definition.Scenario.ID,
+		Case: r.Case, Argv: r.Argv, Exit: r.Exit, TracePath: r.TracePath,
+	}
+	if r.HasInput {
+		ev.Input = w.blobPtr([]byte(pyvalue.Dumps(r.Input)), store.MediaTypeJSON)
+	}
+	if r.Row != nil {
+		ev.DatasetRow = w.blobPtr([]byte(pyvalue.Dumps(r.Row.Value)), store.MediaTypeJSON)
+	}
+	ev.Stdout, ev.Stderr = w.output(r.Stdout), w.output(r.Stderr)
+	if r.Trace != nil {
+		ev.Trace = w.blobPtr(r.Trace, store.MediaTypeKensaTrace)
+	}
+	for _, src := range r.SpanSources {
+		ev.SpanSources = append(ev.SpanSources, store.SourceFile{Path: src.Path, Blob: w.blob(src.Data, src.MediaType)})
+	}
+	if r.Judgement != nil {
+		j := *r.Judgement
+		if r.JudgePrompt != nil {
+			j.Prompt = w.blobPtr(r.JudgePrompt, store.MediaTypeText)
+		}
+		j.Answer = w.blob(r.JudgeAnswer, r.JudgeAnswerType)
+		ev.Judgement = w.object(&j)
+	}
+	return ev
+}
+
 // writer stores blobs and objects, keeping the first error.
 type writer struct {
 	ctx context.Context
@@ -133,10 +155,20 @@ type writer struct {
 }
 
 func (w *writer) blob(b []byte, mediaType string) store.Descriptor {
+	return w.put(io.NopCloser(bytes.NewReader(b)), nil, mediaType)
+}
+
+// put stores what rc holds (opening it failed with err) as one blob.
+func (w *writer) put(rc io.ReadCloser, err error, mediaType string) store.Descriptor {
+	if err != nil {
+		w.err = cmp.Or(w.err, err)
+		return store.Descriptor{}
+	}
+	defer rc.Close()
 	if w.err != nil {
 		return store.Descriptor{}
 	}
-	d, n, err := w.s.PutBlob(w.ctx, bytes.NewReader(b))
+	d, n, err := w.s.PutBlob(w.ctx, rc)
 	w.err = err
 	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}
 }
@@ -147,7 +179,8 @@ func (w *writer) blobPtr(b []byte, mediaType string) *store.Descriptor {
 }
 
 func (w *writer) output(c Captured) *store.Output {
-	return &store.Output{Blob: w.blob(c.Data, store.MediaTypeText), Total: c.Total, Truncated: c.Truncated}
+	rc, err := c.open()
+	return &store.Output{Blob: w.put(rc, err, store.MediaTypeText), Total: c.Total, Truncated: c.Truncated}
 }
 
 func (w *writer) object(obj store.Object) *store.Descriptor {

@@ -230,7 +230,6 @@ func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i i
 		r.Exit.Error = run.Stderr
 		return r, nil
 	}
-	r.Annotations = map[string]string{AnnotationTracePath: run.TracePath}
 	tp := run.TracePath
 	if !filepath.IsAbs(tp) {
 		tp = filepath.Join(base, filepath.FromSlash(tp))
