@@ -1,10 +1,13 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
@@ -16,15 +19,21 @@ type KensaBundle struct {
 	Digest   store.Digest
 	Manifest *store.KensaRun
 	Evidence *ekensa.Evidence
+	// Definition is the scenario's definition tree as a receipt names it: the tree object's
+	// kind, the scenario id, the definition's version and its digest.
+	Definition attest.Definition
 	// Claimed is the result Kensa recorded for the run (imports), nil otherwise.
 	Claimed *pyvalue.Value
 }
 
-// KensaResult is the evaluation of a Kensa bundle.
+// KensaResult is the evaluation of a Kensa bundle, with its receipt.
 type KensaResult struct {
 	Result    *ekensa.Result
 	Canonical []byte
 	Verdict   store.Digest
+	Receipt   Receipt
+	// Predicate is the signable form of Receipt (package attest).
+	Predicate attest.Predicate
 }
 
 // BlobReader reads blobs and objects; every store.Store is one.
@@ -49,7 +58,7 @@ func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle,
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
 	ev.Digest = m.Evidence
-	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev}
+	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev, Definition: l.definition}
 	if m.Claimed != nil {
 		raw, err := l.blob(*m.Claimed)
 		if err != nil {
@@ -64,19 +73,67 @@ func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle,
 	return b, nil
 }
 
-// Evaluate derives the run's verdict.
+// Evaluate derives the run's verdict and its receipt: the bundle, its definition tree, this
+// evaluator (ekensa.Info) and the verdict.
 func (b *KensaBundle) Evaluate() (*KensaResult, error) {
 	r := ekensa.Evaluate(b.Evidence)
 	canonical, digest, err := r.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("replay: verdict of %s: %w", b.Digest.Short(), err)
 	}
-	return &KensaResult{Result: r, Canonical: canonical, Verdict: digest}, nil
+	receipt, err := EncodeReceipt(store.Receipt{Bundle: b.Digest, BundleKind: store.KindKensaRun,
+		Profile: b.Manifest.DefinitionTree, Evaluator: ekensa.Info(), Verdict: digest})
+	if err != nil {
+		return nil, err
+	}
+	return &KensaResult{Result: r, Canonical: canonical, Verdict: digest, Receipt: receipt,
+		Predicate: receipt.Predicate(b.Definition)}, nil
+}
+
+// RepeatKensa evaluates the Kensa bundle d runs times and proves that every evaluation gives
+// the first one's verdict byte for byte, or reports the first that does not. Every run after
+// the first loads the bundle again from s — scenario, dataset row, trace and judgement parsed
+// anew — under GOMAXPROCS 1, 2, 4, 8 in turn, so that nothing but the stored evidence reaches
+// the verdict. It returns the first evaluation and the divergence (nil when every run
+// reproduced it).
+func RepeatKensa(ctx context.Context, s BlobReader, d store.Digest, runs int) (*KensaBundle, *KensaResult, *Divergence, error) {
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	var first *KensaResult
+	var firstBundle *KensaBundle
+	var baseline Setting
+	for k := 1; k <= max(runs, 1); k++ {
+		set := Setting{Run: k, GOMAXPROCS: procsCycle[(k-1)%len(procsCycle)], Workers: 1}
+		runtime.GOMAXPROCS(set.GOMAXPROCS)
+		b, err := LoadKensa(ctx, s, d)
+		var res *KensaResult
+		if err == nil {
+			res, err = b.Evaluate()
+		}
+		switch {
+		case k == 1 && err != nil:
+			return nil, nil, nil, err
+		case k == 1:
+			firstBundle, first, baseline = b, res, set
+		case err != nil:
+			return firstBundle, first, &Divergence{Baseline: baseline, Setting: set, Want: first.Verdict, Err: err}, nil
+		case !bytes.Equal(res.Canonical, first.Canonical):
+			dv := &Divergence{Baseline: baseline, Setting: set, Want: first.Verdict, Got: res.Verdict}
+			dv.Differences, dv.Truncated, dv.Err = verdictDiff(first.Canonical, res.Canonical)
+			if len(dv.Differences) > 0 {
+				dv.Field = dv.Differences[0].Path
+			}
+			return firstBundle, first, dv, nil
+		}
+	}
+	return firstBundle, first, nil, nil
 }
 
 type kensaLoader struct {
 	ctx context.Context
 	s   BlobReader
+	// definition is filled by evidence from the definition tree.
+	definition attest.Definition
 }
 
 // maxEvidenceBlob bounds what replay reads into memory from one blob.
@@ -136,6 +193,7 @@ func (l *kensaLoader) evidence(run *store.KensaRun) (*ekensa.Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.definition = attest.Definition{Kind: string(store.KindProfileTree), ID: tree.ProfileID, Version: tree.Version, Digest: m.Definition}
 	files := map[string]store.Descriptor{}
 	for _, e := range tree.Entries {
 		files[e.Path] = e.Blob

@@ -1,6 +1,9 @@
 package kensa
 
 import (
+	"sync"
+
+	"github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -11,6 +14,25 @@ const (
 	EvaluatorName    = "oasis-replay/kensa"
 	EvaluatorVersion = "2 (Kensa v0.7.0 semantics)"
 )
+
+// Info identifies this evaluator in verdicts and receipts: its name, version and the digest of
+// its rule tables (the check types with their parameters, the statuses), so a receipt names
+// the exact rules.
+func Info() store.EvaluatorInfo { return info() }
+
+var info = sync.OnceValue(func() store.EvaluatorInfo {
+	rules := struct {
+		Semantics string              `json:"semantics"`
+		Checks    map[string][]string `json:"checks"`
+		Statuses  []string            `json:"statuses"`
+	}{Semantics: "github.com/satyaborg/kensa v0.7.0 (31d9f3a)", Checks: kensa.CheckParams(),
+		Statuses: []string{StatusPass, StatusFail, StatusError, StatusUncertain, StatusPending}}
+	b, err := store.Marshal(rules)
+	if err != nil {
+		b = []byte(err.Error()) // a defect: the digest then names it, deterministically
+	}
+	return store.EvaluatorInfo{Name: EvaluatorName, Version: EvaluatorVersion, RulesDigest: store.Sum(b)}
+})
 
 // Verdict is the canonical form of a Result. Numbers Kensa keeps as floats are their Python
 // text (repr) in strings, so the verdict holds no float (store.Marshal).
@@ -68,7 +90,7 @@ type VerdictTrace struct {
 func (r *Result) Verdict() *Verdict {
 	v := &Verdict{
 		Header:    store.Header{Kind: store.KindVerdict, SchemaVersion: store.SchemaVersion},
-		Evaluator: store.EvaluatorInfo{Name: EvaluatorName, Version: EvaluatorVersion},
+		Evaluator: Info(),
 		Scenario:  r.ScenarioID, Case: r.Case, Status: r.Status, Input: Canonical(r.Input), Expected: r.Expected,
 		Checks: make([]VerdictCheck, len(r.CheckResults)), Metrics: r.Metrics(), Error: r.Error,
 	}
