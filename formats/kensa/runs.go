@@ -104,12 +104,21 @@ func scenarioRun(n *doc.Node) (ScenarioRun, error) {
 }
 
 // RunStdout and RunStderr are what Kensa's runner keeps of a run's streams in its run record
-// (stripped, the last 2000 and 500 characters), which its judge prompt and error messages
-// read. Applied to what Kensa already kept, they change nothing.
-func RunStdout(s string) string { return lastRunes(strings.TrimSpace(s), 2000) }
+// (stripped, the last RunStdoutRunes and RunStderrRunes characters), which its judge prompt
+// and error messages read. Applied to what Kensa already kept, they change nothing.
+func RunStdout(s string) string { return RunTail(s, RunStdoutRunes) }
 
 // RunStderr: see RunStdout.
-func RunStderr(s string) string { return lastRunes(strings.TrimSpace(s), 500) }
+func RunStderr(s string) string { return RunTail(s, RunStderrRunes) }
+
+// How many characters of a run's streams Kensa keeps (runner.run_scenario).
+const (
+	RunStdoutRunes = 2000
+	RunStderrRunes = 500
+)
+
+// RunTail is s stripped, then its last n characters.
+func RunTail(s string, n int) string { return lastRunes(strings.TrimSpace(s), n) }
 
 func lastRunes(s string, n int) string {
 	r := []rune(s)

@@ -9,6 +9,9 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
@@ -53,6 +56,12 @@ type Record struct {
 	NonScoring               map[string]string
 	Findings                 []store.Finding
 	Annotations              map[string]string
+	// Status is what the evaluation of the record gives (kensa run); Interrupted is set when
+	// the run was cut short by the end of kensa run's context: such a run is not sealed.
+	Status      string
+	Interrupted bool
+	// spool is the directory a kensa run record's captured files are in, removed once sealed.
+	spool string
 }
 
 // Captured is a captured stream: the kept bytes (in memory, or in a spool file when Path is
@@ -220,3 +229,37 @@ func mediaTypeOf(path string) string {
 
 // PricesPath is the price table's path in a definition tree.
 const PricesPath = "prices.json"
+
+// tail is fkensa.RunTail of the kept bytes, reading only as much of a spooled stream's end as
+// it takes: whatever the size of the stream, the result is the one the whole text gives.
+func (c Captured) tail(n int) (string, error) {
+	if c.Path == "" {
+		return fkensa.RunTail(string(c.Data), n), nil
+	}
+	f, err := os.Open(c.Path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	size := st.Size()
+	for window := int64(16 * n); ; window *= 4 {
+		window = min(window, size)
+		buf := make([]byte, window)
+		if _, err := f.ReadAt(buf, size-window); err != nil && err != io.EOF {
+			return "", err
+		}
+		text := strings.TrimRightFunc(string(buf), unicode.IsSpace)
+		// The window may start inside a character, whose bytes count as up to three: more than
+		// n+3 characters hold the last n whole ones.
+		if window == size || utf8.RuneCountInString(text) > n+3 {
+			if window == size {
+				return fkensa.RunTail(string(buf), n), nil
+			}
+			return fkensa.RunTail(text, n), nil
+		}
+	}
+}
