@@ -52,10 +52,10 @@ import (
 // options are the command line of the agent.
 type options struct {
 	emit, semconv, flaky, clock, pidfile, stderr, echoEnv string
-	exit                                         int
-	flood                                        int64
-	malformed, truncate, hang                    bool
-	request                                      string
+	exit                                                  int
+	flood                                                 int64
+	malformed, truncate, hang                             bool
+	request                                               string
 }
 
 // Main runs the agent with args (without the program name) and returns its exit status.

@@ -39,9 +39,9 @@ func (e *events) Sealed(_ *Record, d store.Digest) {
 // sealedRun is what a test compares of a sealed run.
 type sealedRun struct {
 	Bundle, Evidence, Verdict, Receipt store.Digest
-	Scenario, Repeat, Status          string
-	Case                              int
-	Canonical                         string
+	Scenario, Repeat, Status           string
+	Case                               int
+	Canonical                          string
 }
 
 // runJobs runs every scenario of p through RunJobs into a new store and replays each bundle.
