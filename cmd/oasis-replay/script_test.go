@@ -11,16 +11,19 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/oasis-replay/oasis-replay/internal/kensaagent"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 )
 
 // TestMain lets the scripts run the program as a command: "oasis-replay" exits with the
 // program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
 // so a script can check the exact status (`! oasis-replay-status …` then
-// `stderr 'exit status 2'`).
+// `stderr 'exit status 2'`). "kensa-agent" is the scripted agent of kensa run scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		// kensa-agent is the scripted agent kensa run scripts run (internal/kensaagent).
+		"kensa-agent": func() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 		"oasis-replay-status": func() {
 			args := append([]string{"oasis-replay"}, os.Args[1:]...)
 			status := run(args, os.Stdin, os.Stdout, os.Stderr)

@@ -21,7 +21,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string]string{
-		"id: a\nname: b\nrun_command: [x]\ndataset: d.jsonl\n":                                                                                                        "s.yaml:1:1: input_field: 'dataset' and 'input_field' must both be set",
+		"id: a\nname: b\nrun_command: [x]\ndataset: d.jsonl\n":                                                                                                        "s.yaml:4:10: dataset: 'dataset' and 'input_field' must both be set",
 		"id: a\nname: b\nrun_command: [x]\ncriteria: c\njudge: j\n":                                                                                                   "mutually exclusive",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: nope\n":                                                                                                 "s.yaml:5:11: checks[0].type: unknown check type",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: max_turns\n    params: {max: \"4\"}\n":                                                                  "must be a number",

@@ -158,11 +158,11 @@ func (s *Scenario) readDataset(f *fields) {
 	switch {
 	case f.err != nil:
 	case (ds == nil) != (field == nil):
-		key := "input_field"
+		given, absent := "dataset", "input_field"
 		if ds == nil {
-			key = "dataset"
+			given, absent = absent, given
 		}
-		f.fail(f.obj.Get(key), key, "'dataset' and 'input_field' must both be set or both be omitted")
+		f.fail(f.obj.Get(given), given, "'dataset' and 'input_field' must both be set or both be omitted: %s is missing", absent)
 	case ds == nil:
 	case *ds == "" || strings.HasPrefix(*ds, "/") || slices.Contains(strings.Split(*ds, "/"), ".."):
 		f.fail(f.obj.Get("dataset"), "dataset", "%q must be a relative path inside the scenarios directory", *ds)
