@@ -251,3 +251,25 @@ func (o *options) hangForever() error {
 		time.Sleep(time.Hour)
 	}
 }
+
+// ExporterLines plays the script for request without running anything, as the benchmarks'
+// generator does: the JSONL Kensa's exporter would hold (OpenInference attributes), spans
+// starting at start (Unix nanoseconds) with ids drawn from seed, and the answer. The maybe verb
+// is a refund when refund is set.
+func ExporterLines(request string, refund bool, start int64, seed uint64) ([]byte, string) {
+	words := append(strings.Fields(request), "", "")
+	verb := words[0]
+	if verb == "maybe" {
+		verb = "where"
+		if refund {
+			verb = "refund"
+		}
+	}
+	spans, answer := script(verb, words[1], start, seed)
+	var b bytes.Buffer
+	for _, s := range spans {
+		b.WriteString(s.jsonl("openinference"))
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), answer
+}
