@@ -1,11 +1,11 @@
 package kensastats
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
@@ -35,43 +35,39 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []struct {
-		ScenarioID   string             `json:"scenario_id"`
-		NumRuns      int                `json:"num_runs"`
-		PassRate     float64            `json:"pass_rate"`
-		PowK         map[string]float64 `json:"estimated_pass_rate_pow_k"`
-		Cost         map[string]float64 `json:"cost"`
-		Duration     map[string]float64 `json:"duration"`
-		HighVariance bool               `json:"high_variance"`
-		Assertions   []struct {
-			Name     string  `json:"name"`
-			PassRate float64 `json:"pass_rate"`
-		} `json:"assertion_stats"`
-	}
-	if err := json.Unmarshal(b, &want); err != nil {
+	agg, err := pyvalue.Loads("kensa-aggregate.json", b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Scenarios) != len(want) {
-		t.Fatalf("%d scenarios, want %d", len(rep.Scenarios), len(want))
+	if len(rep.Scenarios) != agg.Len() {
+		t.Fatalf("%d scenarios, want %d", len(rep.Scenarios), agg.Len())
 	}
-	for i, w := range want {
+	for i, w := range agg.Items() {
 		g := rep.Scenarios[i]
-		if g.ID != w.ScenarioID || g.Runs != w.NumRuns || g.PassRate.V != w.PassRate || g.KensaFlaky != w.HighVariance ||
-			g.PassK["3"].V != w.PowK["3"] || g.PassK["5"].V != w.PowK["5"] {
-			t.Errorf("%s: got %+v", w.ScenarioID, g)
+		num := func(v pyvalue.Value, path ...string) float64 {
+			for _, k := range path {
+				v, _ = v.Get(k)
+			}
+			f, _ := v.AsNumber()
+			return f
+		}
+		id, _ := w.Get("scenario_id")
+		hv, _ := w.Get("high_variance")
+		flaky, _ := hv.AsBool()
+		if g.ID != pyvalue.Str(id) || float64(g.Runs) != num(w, "num_runs") || g.PassRate.V != num(w, "pass_rate") || g.KensaFlaky != flaky ||
+			g.PassK["3"].V != num(w, "estimated_pass_rate_pow_k", "3") || g.PassK["5"].V != num(w, "estimated_pass_rate_pow_k", "5") {
+			t.Errorf("%s: got %+v", pyvalue.Str(id), g)
 		}
 		for k, v := range map[string]Spread{"cost": g.Cost, "duration": g.Duration} {
-			src := w.Cost
-			if k == "duration" {
-				src = w.Duration
-			}
-			if v.Mean.V != src["mean"] || v.Stddev.V != src["stddev"] || v.Min.V != src["min"] || v.Max.V != src["max"] {
-				t.Errorf("%s %s: %+v, want %v", w.ScenarioID, k, v, src)
+			if v.Mean.V != num(w, k, "mean") || v.Stddev.V != num(w, k, "stddev") || v.Min.V != num(w, k, "min") || v.Max.V != num(w, k, "max") {
+				t.Errorf("%s %s: %+v, want %s", g.ID, k, v, pyvalue.Repr(func() pyvalue.Value { x, _ := w.Get(k); return x }()))
 			}
 		}
-		for j, a := range w.Assertions {
-			if g.Checks[j].Type != a.Name || g.Checks[j].PassRate.V != a.PassRate {
-				t.Errorf("%s check %d: %+v, want %+v", w.ScenarioID, j, g.Checks[j], a)
+		assertions, _ := w.Get("assertion_stats")
+		for j, a := range assertions.Items() {
+			name, _ := a.Get("name")
+			if g.Checks[j].Type != pyvalue.Str(name) || g.Checks[j].PassRate.V != num(a, "pass_rate") {
+				t.Errorf("%s check %d: %+v, want %s", g.ID, j, g.Checks[j], pyvalue.Repr(a))
 			}
 		}
 		if g.EvaluatorVariance != 0 {

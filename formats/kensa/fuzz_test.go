@@ -55,3 +55,59 @@ func FuzzReadTrace(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseJudgeSpec(f *testing.F) {
+	f.Add([]byte("criterion: polite\npass: kind words\nfail: rude words\nexamples:\n  - {output: hi, label: pass, critique: fine}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseJudgeSpec("j.yaml", b) })
+}
+
+func FuzzReadDataset(f *testing.F) {
+	f.Add([]byte(`{"question": "where B-1", "order": "B-1"}` + "\n\n" + `{"question": "where b-2", "order": "B-2"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rows, err := ReadDataset("d.jsonl", b, "question")
+		for i, r := range rows {
+			if _, ok := r.Value.Get("question"); err == nil && (!ok || r.Number != i+1) {
+				t.Fatalf("row %d: %+v", i, r)
+			}
+		}
+	})
+}
+
+func FuzzParseResults(f *testing.F) {
+	f.Add([]byte(`[{"scenario_id": "a", "status": "pass", "check_results": [], "trace": null}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		results, err := ParseResults("r.json", b)
+		if err != nil {
+			return
+		}
+		for _, r := range results {
+			if strings.Contains(string(r.Text), "Infinity") || strings.Contains(string(r.Text), "NaN") {
+				continue // Python's extensions of JSON for floats beyond a double, which doc refuses
+			}
+			if _, err := ParseResults("again.json", append(append([]byte("["), r.Text...), ']')); err != nil {
+				t.Fatalf("a result's text does not read back: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParseRunManifest(f *testing.F) {
+	f.Add([]byte(`{"run_id": "r1", "timestamp": "2026-11-24T22:20:03Z", "kind": "eval", "scenarios": {"a": [{"trace_path": ".kensa/traces/a.jsonl", "exit_code": 0, "duration_seconds": 0.1, "stdout": "x", "stderr": "", "input": "hi", "dataset_row": {"q": "hi"}}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if m, err := ParseRunManifest("m.json", b); err == nil && !ValidRunID(m.RunID) {
+			t.Fatalf("accepted run id %q", m.RunID)
+		}
+	})
+}
+
+func FuzzParsePrices(f *testing.F) {
+	f.Add([]byte(`{"gpt-4o-mini": {"input_cost_per_token": 1.5e-07, "output_cost_per_token": 6e-07, "cache_read_input_token_cost": 7.5e-08}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParsePrices("p.json", b)
+		if err != nil {
+			return
+		}
+		model := "gpt-4o-mini-2024-07-18"
+		_ = p.Cost(&model, &Tokens{Prompt: 10, Completion: 5, Total: 15, CacheRead: 3})
+	})
+}

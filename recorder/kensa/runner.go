@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -42,7 +43,7 @@ type OpenStore func(use func(s Writer) error) error
 // be recorded; runs cut short by ctx are not sealed. The bundles do not depend on parallel:
 // each run's evidence is its own.
 func RunJobs(ctx context.Context, jobs []Job, opts Options, parallel int, spool string, open OpenStore, tag func(*Record) []string, ev Events) (Summary, error) {
-	r := &runner{ctx: ctx, opts: opts, spool: spool, open: open, tag: tag, ev: ev, wake: make(chan struct{}, 1)}
+	r := &runner{ctx: ctx, opts: opts, spool: spool, open: open, tag: tag, ev: ev, wake: make(chan struct{}, 1), ending: make(chan struct{})}
 	sealed := make(chan struct{})
 	go r.sealLoop(sealed)
 	work := make(chan int)
@@ -62,6 +63,7 @@ func RunJobs(ctx context.Context, jobs []Job, opts Options, parallel int, spool 
 	}
 	close(work)
 	wg.Wait()
+	close(r.ending)
 	close(r.wake)
 	<-sealed
 	return r.sum, r.err
@@ -75,6 +77,8 @@ type runner struct {
 	tag   func(*Record) []string
 	ev    Events
 	wake  chan struct{}
+	// ending is closed when every job has run: the sealer then stops waiting.
+	ending chan struct{}
 
 	mu      sync.Mutex
 	pending []*Record
@@ -151,11 +155,25 @@ func statusOf(rec *Record) (string, error) {
 // Passed reports whether a status counts as passed for kensa run's exit status.
 func Passed(status string) bool { return status == ekensa.StatusPass || status == ekensa.StatusPending }
 
-// sealLoop seals whatever has finished each time it is woken, until wake is closed.
+// sealEvery is how often at most kensa run opens the store to seal finished runs: opening
+// it costs tens of milliseconds, which a run of a fast agent must not pay each time, and a
+// finished run waits at most this long before it is sealed.
+const sealEvery = time.Second
+
+// sealLoop seals whatever has finished when woken, at most once per sealEvery, until wake is
+// closed; then it seals the rest.
 func (r *runner) sealLoop(done chan<- struct{}) {
 	defer close(done)
+	var last time.Time
 	for range r.wake {
+		if wait := sealEvery - time.Since(last); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-r.ending:
+			}
+		}
 		r.sealPending()
+		last = time.Now()
 	}
 	r.sealPending()
 }
