@@ -27,7 +27,8 @@ func kensaRunCommand() *cli.Command {
 			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON); every span source is kept byte-exact.\n" +
 			"A run past --timeout is killed with its process group and recorded as an error run.\n\n" +
 			"The store is never held while agents run: each run is spooled to a directory, and the store is\n" +
-			"opened briefly to seal finished runs. A killed kensa run loses only the runs in flight.\n\n" +
+			"opened at most once a second to seal finished runs. A killed kensa run loses only the runs in\n" +
+			"flight. The progress line (runs done, running, failed) is drawn only when stderr is a terminal.\n\n" +
 			"--judge-cmd CMD runs a judge command for scenarios with criteria whose checks pass: Kensa's\n" +
 			"judge prompt on its stdin, its answer (Kensa's JSON verdict) on its stdout; both are recorded.\n" +
 			"Without it, criteria are recorded as pending, never as passed.\n\n" +

@@ -110,6 +110,9 @@ func writeKensaSummary(w io.Writer, b *replay.KensaBundle, res *replay.KensaResu
 
 // auditKensa compares the result Kensa recorded with the re-derived one.
 func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest) error {
+	if c.String("report") != "" {
+		return argsError(c, "--report: bundle %s is a Kensa run, audited against the result Kensa recorded in it", d.Short())
+	}
 	trusted, err := loadTrusted(c)
 	if err != nil {
 		return err
