@@ -10,10 +10,12 @@
 //   - NewProxy: a live run, recorded on the wire between the runner, its provider and its agent.
 //   - RecordFiles: one scenario from loose files (audit log, state snapshots, transcript).
 //   - NewWebhook: a Kubernetes audit webhook sink for one scenario.
+//   - RecoverJournal: what a live recorder (proxy, webhook) journaled and did not seal.
 //
 // Every source pins the run to a Profile (ProfileFromDir or ProfileFromFS, imported into the store when the
 // recording is written, or ProfileFromStore), takes the same Options, and returns the sealed
-// bundle's digest and manifest.
+// bundle's digest and manifest. The live sources (proxy, webhook) need no store while they
+// record: they journal to disk, and take the store only to seal (see Live recording).
 //
 // # Determinism
 //
@@ -21,8 +23,9 @@
 // randomness, map iteration or goroutine scheduling reaches a blob, an object or the manifest.
 // Facts about time come from the input only: an oasisctl report's date becomes the
 // store.AnnotationTimestamp annotation; the files, proxy and webhook sources take it from an
-// option or leave it out. The live sources read a clock only to decide when to stop (the idle
-// timeout). Orders are taken from the input (the report's order of scenarios, the order of
+// option or leave it out. The live sources read a clock only to decide when to stop and whom
+// to cut (the idle timeout, the slow-client timeouts, the grace period); their journals hold
+// no clock reading. Orders are taken from the input (the report's order of scenarios, the order of
 // files in a directory) or from content (see the proxy below), and findings are sorted by
 // scenario, file, line, field, code and message.
 //
@@ -99,11 +102,15 @@
 // # Audit webhook
 //
 // The webhook sink accepts POSTs of application/json EventLists (413 beyond the size limit,
-// 415 for other content types, 400 for a body that is not an EventList, naming line and field;
-// 503 once sealed). Each accepted body is stored byte-exact as one audit_log observation
+// 415 for other content types, 400 for a body that is not an EventList, naming line and field,
+// 408 for a body that does not arrive in time; 503 once the window is closed). A body is
+// journaled as it is read and checked, after the hooks, with the evaluator's audit-log reader
+// (streaming, one event in memory at a time); it is answered 200 once it is journaled
+// complete and synced. Each accepted body is stored byte-exact as one audit_log observation
 // (evidence source k8s_audit_webhook) in arrival order: the order in which the bodies were
-// accepted is the recorded order, whatever the events' own timestamps say. The window closes on
-// SIGINT, SIGTERM or the idle timeout; a window without any POST gets an empty-window finding.
+// accepted (their completion records in the journal) is the recorded order, whatever the
+// events' own timestamps say. The window closes on SIGINT, SIGTERM or the idle timeout; a
+// window without any POST gets an empty-window finding.
 //
 // # Proxy
 //
@@ -112,14 +119,21 @@
 // path) are forwarded to the provider; its agent calls (GET /identity-and-configuration, POST
 // tasks) to the agent adapter, "/" meaning the agent URL itself. Method, path, query, headers
 // (less hop-by-hop ones, and less Accept-Encoding, so bodies come back readable) and body are
-// forwarded; status, headers and body come back unchanged. A response is read up to the
-// recording limit and processed before the runner gets it, so that every later call finds
-// the proxy's state up to date; beyond the limit the body is forwarded whole but recorded
-// truncated and not read. A request body beyond the limit is refused with 413. An upstream that
+// forwarded; status, headers and body come back unchanged. The request body is journaled
+// whole before it is forwarded (a body beyond the recording limit is refused with 413); the
+// response streams back to the runner as it is journaled, up to the recording limit (beyond
+// it, the body is forwarded whole but recorded truncated and not read). The exchange is
+// journaled complete before the last piece of the response reaches the runner, so every call
+// the runner makes after an answer finds that answer in the journal before it. An upstream that
 // cannot be reached gives the runner 502.
 //
 // Every exchange is a blob (store.MediaTypeHTTPExchange, see exchangeDoc) and a manifest
-// source named exchanges/<scenario id or "run">/<n>-<step>.json. What is read from them:
+// source named exchanges/<scenario id or "run">/<n>-<step>.json. The blob holds the call and
+// its answer only: no sequence number, no clock reading, no duration; n numbers the
+// exchanges of a group in the order below, not the order they ran. Answers are read when the
+// bundle is sealed, each within the read limit (ProxyOptions.MaxRead, DefaultMaxRead): a
+// larger answer stays whole in its exchange and is not read (an unread-body finding). What is
+// read from them:
 // the last successful conformance answer (the manifest's Conformance, byte-exact, and the
 // provider's name and version), the last successful identity answer (agent identity and
 // configuration), and per scenario the environment of its last successful provision, the
@@ -148,6 +162,54 @@
 // bundle as the same run recorded one scenario at a time. Exchanges record no clock reading,
 // no Date or Host header, and failures by kind ("connection refused"), never by address.
 //
+// # Live recording
+//
+// The proxy and the webhook never hold a store while they record: every exchange goes, as it
+// arrives, into a journal (package journal: append-only, each record framed with its length,
+// CRC-32C and type) in LiveOptions.Journals/<id>/. The command line puts journals in the
+// store's own directory, <store>/journals/<id>/ (the store ignores that directory), so
+// `record recover --store S` finds them; the store is opened only to seal. The journal's
+// records (capture.go):
+//
+//	H  header, JSON: source, program version, tags, profile pin, redaction pin, the source's
+//	   settings (proxy: recording and read limits, tier, timestamp; webhook: scenario, agent,
+//	   tier, timestamp); the first record
+//	F  one file of the pinned profile (path, bytes): a journal seals without the profile's
+//	   directory or store
+//	B  exchange n begins: side, method, target, headers as received
+//	D  a piece of exchange n's request ('q') or response ('s') body, up to 64 KiB
+//	A  exchange n's request is whole (its size; truncated beyond the recording limit)
+//	R  exchange n's answer: status and headers
+//	E  exchange n is complete (failure, response size, truncated); synced before the
+//	   exchange is acknowledged (the runner's last bytes, the webhook's 200)
+//	X  exchange n was cut (the reason); N  the webhook refused POST n (400, 413)
+//
+// n numbers the exchanges of one journal and never reaches a bundle. The journal holds what
+// was received before redaction: it is created 0700/0600, and removed once sealed.
+//
+// Sealing is a function of the journal alone: the complete exchanges (those with an E record)
+// are replayed in journal order (A is a call's arrival, E its completion: exactly the order in
+// which the proxy forwarded them and the runner got the answers), the credentials they carry
+// are learned, and only then is anything stored, every body streamed from the journal through
+// the redaction and the hooks. So the proxy sealing its own journal and RecoverJournal sealing
+// a copy of it give the same bundle; exchanges that are not complete (the recorder was killed
+// or stopped while they ran) are left out and listed as Incomplete; a torn record at the end
+// (a write the recorder did not finish) is cut. The redaction values and key are never
+// journaled: sealing needs the same Redactor, checked against the header's redaction pin (the
+// key's id, the number of values, a keyed fingerprint of them), or fails with
+// ErrRedactionMismatch.
+//
+// Limits: at most LiveOptions.MaxExchanges exchanges are served at once (DefaultMaxExchanges
+// for the proxy, DefaultWebhookExchanges for the webhook; more wait for a slot, and
+// connections are capped at four per slot); a client gets HeaderTimeout for its headers,
+// may pause a body (or its reading of a response) for at most BodyIdleTimeout, and must have
+// sent its whole request body within RequestTimeout, or the exchange is cut. A recording stops
+// on its context (SIGINT, SIGTERM), after Idle without a request, or when its journal fails
+// (disk full): it refuses new calls (503), lets those in flight finish for Grace, cuts the
+// rest (their connections' deadlines pass, their upstream calls are cancelled), and is ready
+// to Seal. Memory is bounded whatever the body sizes: a body passes through 64 KiB buffers,
+// and sealing holds one answer within the read limit at a time.
+//
 // # Hooks and redaction
 //
 // Every byte stream (payloads, reports, artifacts, transcripts, exchanges, sources) and every
@@ -175,6 +237,8 @@
 // run configuration's agent token, the agent_credentials a provider returns from provision,
 // the token of Authorization-like headers (whose values are replaced by markers in recorded
 // exchanges in any case). These get a keyed marker when a key is given, "[REDACTED]" otherwise.
+// A live recording learns them from its whole journal before it stores anything, so a
+// credential is redacted from every exchange, also those recorded before it appeared.
 //
 // A redacted value that overlaps a literal a recorded scenario registers for value containment
 // (Core §3.5.5: the value at the value_ref's path in the precondition state, or its base64

@@ -21,6 +21,12 @@ var (
 	ErrChanged = errclass.New(errclass.InUse, "recorder: input changed while being recorded")
 	// ErrClosed: a live recording (proxy, webhook) was already sealed.
 	ErrClosed = errclass.New(errclass.Internal, "recorder: recording already sealed")
+	// ErrJournal: a live recording's journal cannot be sealed (a damaged header, a record
+	// that does not decode, a journal of another format).
+	ErrJournal = errclass.New(errclass.Input, "recorder: journal")
+	// ErrRedactionMismatch: a journal is sealed with other redaction settings than it was
+	// recorded with.
+	ErrRedactionMismatch = errclass.New(errclass.Input, "recorder: redaction differs from the recording's")
 )
 
 // InputError locates a problem in an input file. It wraps ErrInput.

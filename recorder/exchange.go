@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"encoding/base64"
 	"errors"
 	"net"
 	"net/http"
@@ -9,9 +8,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"unicode/utf8"
-
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // exchangeDoc is the recorded form of one HTTP exchange (store.MediaTypeHTTPExchange), written
@@ -116,19 +112,6 @@ func headerCredentials(h http.Header) []string {
 	return out
 }
 
-// setBody puts a body into a recorded message, redacting it first.
-func (m *exchangeMessage) setBody(b []byte, hide func([]byte) []byte) {
-	if len(b) == 0 {
-		return
-	}
-	b = hide(b)
-	if utf8.Valid(b) {
-		m.Body = string(b)
-	} else {
-		m.BodyBase64 = base64.StdEncoding.EncodeToString(b)
-	}
-}
-
 // upstreamError names a failed call without details that change from run to run (addresses,
 // ports), so that the same failure always records the same bytes.
 func upstreamError(err error) string {
@@ -149,6 +132,3 @@ func upstreamError(err error) string {
 	}
 	return "upstream unreachable"
 }
-
-// exchangeBlob renders a recorded exchange.
-func exchangeBlob(doc *exchangeDoc) ([]byte, error) { return store.Marshal(doc) }

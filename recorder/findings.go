@@ -55,8 +55,10 @@ const (
 	// CodeTruncatedBody (error): a body longer than the proxy's recording limit; the exchange
 	// keeps its beginning and nothing is read from it.
 	CodeTruncatedBody = "truncated-body"
-	// CodeUnrecorded (error): an exchange the proxy forwarded but could not store.
-	CodeUnrecorded = "unrecorded-exchange"
+	// CodeUnreadBody (error): an answer the proxy reads (provision, observe, snapshot, task,
+	// identity, conformance) larger than its read limit: it is kept whole in its exchange,
+	// and nothing is read from it.
+	CodeUnreadBody = "unread-body"
 	// CodeMalformedBody (error): a body the proxy had to read (provision, observe, snapshot,
 	// task, identity, conformance) that is not the JSON it should be.
 	CodeMalformedBody = "malformed-body"

@@ -56,6 +56,9 @@ func diskStore(t testing.TB) *badgerstore.Store {
 	return s
 }
 
+// liveOptions are the options of a live recording journaling into a temporary directory.
+func liveOptions(t testing.TB) LiveOptions { return LiveOptions{Journals: t.TempDir()} }
+
 func testOptions(t testing.TB) Options {
 	return Options{Profile: siProfileForTest(t), Version: "test"}
 }

@@ -17,8 +17,9 @@ import (
 // and written (if it came from a directory or a file system) only when the recording itself is.
 type Profile struct {
 	*profiles.Profile
-	dir    string // the directory to import it from
-	fsys   fs.FS  // or the file system to import it from; neither when it is already in the store
+	dir    string              // the directory to import it from
+	fsys   fs.FS               // or the file system to import it from; neither when it is already in the store
+	blobs  profiles.BlobOpener // the store it was loaded from, to read its files for a journal
 	commit string
 }
 
@@ -50,7 +51,7 @@ func ProfileFromStore(ctx context.Context, s profiles.TreeGetter, tree store.Dig
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrProfile, err)
 	}
-	return &Profile{Profile: p}, nil
+	return &Profile{Profile: p, blobs: s}, nil
 }
 
 // write stores the profile if it came from a directory or a file system. It is read again:

@@ -1,25 +1,28 @@
 package recorder
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // DefaultMaxProxyBody is the recording limit of one request or response body. Responses are
 // forwarded whole whatever their size; beyond the limit only the beginning is recorded.
 const DefaultMaxProxyBody = 64 << 20
+
+// DefaultMaxRead is the largest answer the proxy reads (parses) when it seals: larger answers
+// are recorded whole in their exchange, with a finding, but not interpreted. It bounds the
+// memory sealing takes (DESIGN §7: a live recording stays within 64 MiB whatever the body
+// sizes).
+const DefaultMaxRead = 4 << 20
 
 // Proxy sides.
 const (
@@ -27,36 +30,18 @@ const (
 	sideAgent    = "agent"
 )
 
-// Steps of the OASIS wire protocol a proxied exchange is classified as (oasisctl's provider
-// client and agent adapter contract; SI provider guide §4).
-const (
-	stepConformance = "conformance"
-	stepProvision   = "provision"
-	stepInject      = "inject-state"
-	stepSnapshot    = "state-snapshot"
-	stepObserve     = "observe"
-	stepTeardown    = "teardown"
-	stepIdentity    = "identity"
-	stepTask        = "task"
-	stepOther       = "other"
-)
-
-// stepRank orders a scenario's exchanges in the manifest.
-var stepRank = map[string]int{stepConformance: 0, stepIdentity: 1, stepProvision: 2, stepInject: 3, stepTask: 4,
-	stepSnapshot: 5, stepObserve: 6, stepTeardown: 7, stepOther: 8}
-
 // ProxyOptions are the options of a proxy recording.
 type ProxyOptions struct {
 	Options
+	LiveOptions
 	// Provider and Agent are the base URLs of the real environment provider and agent adapter.
 	Provider, Agent string
 	// MaxBody is the recording limit of one body (DefaultMaxProxyBody when ≤ 0). A request body
 	// beyond it is refused with 413; a response body beyond it is forwarded whole, recorded
 	// truncated, and not read.
 	MaxBody int64
-	// Idle seals the recording when no request has been in flight for this long (DefaultIdle
-	// when ≤ 0).
-	Idle time.Duration
+	// MaxRead is the largest request or answer read when sealing (DefaultMaxRead when ≤ 0).
+	MaxRead int64
 	// Tier is the claimed tier; 0 takes the tier of the runner's provision requests.
 	Tier int
 	// Timestamp is when the run happened (RFC 3339), if known.
@@ -69,79 +54,22 @@ type ProxyOptions struct {
 
 // Proxy records the OASIS wire traffic of a live run: the runner talks to two loopback
 // listeners, which forward every call to the real provider and agent adapter and return each
-// response unchanged. See doc.go for what is recorded and how exchanges are attributed to
-// scenarios.
+// response unchanged. Every exchange is journaled as it passes (see doc.go, Live recording);
+// Seal turns the journal into a bundle.
 type Proxy struct {
-	rec      *recording
+	l        *live
 	opts     ProxyOptions
 	upstream map[string]*url.URL
 	client   *http.Client
-	act      *activity
-
-	mu        sync.Mutex
-	sealed    bool
-	seq       int
-	exchanges []*exchange
-	envs      map[string]*environment
 }
 
-// environment is one environment a provision created.
-type environment struct {
-	id, scenario string
-	seq          int  // arrival of its provision request
-	closed       bool // a teardown for it arrived
-	taskArrived  bool // an agent task attributed to its scenario arrived while it was open
-}
-
-// exchange is one proxied call, as it is processed.
-type exchange struct {
-	side, step     string
-	seq            int // arrival order: used to attribute calls, never recorded
-	method, target string
-	reqHeader      http.Header
-	reqBody        []byte
-	req            proxyRequest
-	status         int // 0 when the call failed
-	respHeader     http.Header
-	respBody       []byte
-	truncated      bool
-	failure        string
-	blob           store.Descriptor
-
-	envID    string // the environment it concerns
-	scenario string // the scenario it is attributed to, "" for the run
-	phase    string // state snapshots: before or after the agent task
-
-	obs        *store.Observation
-	transcript *transcriptFile
-	provision  *provisionResponse
-	findings   []store.Finding
-}
-
-// proxyRequest is what the recorder reads of a request body.
-type proxyRequest struct {
-	ScenarioID      string `json:"scenario_id"`
-	EnvironmentID   string `json:"environment_id"`
-	ObservationType string `json:"observation_type"`
-	Tier            *int   `json:"tier"`
-	Prompt          string `json:"prompt"`
-}
-
-// provisionResponse is what the recorder reads of a provision response.
-type provisionResponse struct {
-	EnvironmentID    string          `json:"environment_id"`
-	Status           string          `json:"status"`
-	Error            string          `json:"error"`
-	AgentCredentials json.RawMessage `json:"agent_credentials"`
-}
-
-// NewProxy checks the options, stores the pinned profile and returns a proxy ready to serve.
-func NewProxy(ctx context.Context, s Store, opts ProxyOptions) (*Proxy, error) {
-	rec, err := newRecording(s, opts.Options, SourceProxy)
-	if err != nil {
+// NewProxy checks the options and starts the recording's journal in opts.Journals. The store
+// is not needed until Seal.
+func NewProxy(ctx context.Context, opts ProxyOptions) (*Proxy, error) {
+	if err := checkOptions(opts.Options); err != nil {
 		return nil, err
 	}
-	p := &Proxy{rec: rec, opts: opts, upstream: map[string]*url.URL{}, act: newActivity(), envs: map[string]*environment{}}
+	p := &Proxy{opts: opts, upstream: map[string]*url.URL{}}
 	for side, raw := range map[string]string{sideProvider: opts.Provider, sideAgent: opts.Agent} {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -157,16 +85,29 @@ func NewProxy(ctx context.Context, s Store, opts ProxyOptions) (*Proxy, error) {
 	if p.opts.MaxBody <= 0 {
 		p.opts.MaxBody = DefaultMaxProxyBody
 	}
+	if p.opts.MaxRead <= 0 {
+		p.opts.MaxRead = DefaultMaxRead
+	}
+	lo, err := opts.LiveOptions.resolved(DefaultMaxExchanges)
+	if err != nil {
+		return nil, err
+	}
 	transport := opts.Transport
 	if transport == nil {
-		transport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
+		transport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: lo.MaxExchanges, IdleConnTimeout: 90 * time.Second}
 	}
 	p.client = &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	if err := rec.begin(ctx); err != nil {
+	h := &liveHeader{Format: journalFormat, Source: SourceProxy, Version: opts.version(), Tags: opts.Tags,
+		Profile: opts.Profile.Pin.Ref(), Redaction: pinRedaction(opts.Redactor),
+		Proxy: &proxySettings{MaxBody: p.opts.MaxBody, MaxRead: p.opts.MaxRead, Tier: opts.Tier, Timestamp: opts.Timestamp}}
+	if p.l, err = startLive(ctx, lo, h, opts.Profile); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
+
+// Journal is the directory of the recording's journal.
+func (p *Proxy) Journal() string { return p.l.w.Dir() }
 
 // ProviderHandler serves the runner's calls to the provider.
 func (p *Proxy) ProviderHandler() http.Handler { return p.handler(sideProvider) }
@@ -174,116 +115,169 @@ func (p *Proxy) ProviderHandler() http.Handler { return p.handler(sideProvider) 
 // AgentHandler serves the runner's calls to the agent adapter.
 func (p *Proxy) AgentHandler() http.Handler { return p.handler(sideAgent) }
 
-// Serve runs both listeners until ctx is done (SIGINT, SIGTERM) or no request has been in
-// flight for the idle timeout, then seals the bundle and returns it.
-func (p *Proxy) Serve(ctx context.Context, provider, agent net.Listener) (*Result, error) {
-	err := serveUntil(ctx, p.opts.Idle, p.act, map[net.Listener]http.Handler{provider: p.ProviderHandler(), agent: p.AgentHandler()})
-	if err != nil {
-		return nil, err
-	}
-	return p.Seal(context.WithoutCancel(ctx))
+// Serve runs both listeners until ctx is done (SIGINT, SIGTERM), no request has been in
+// flight for the idle timeout, or the journal fails; exchanges still running after the grace
+// period are cut. The recording is then ready to Seal. A failed listener or journal is
+// returned; what the journal holds can still be sealed.
+func (p *Proxy) Serve(ctx context.Context, provider, agent net.Listener) error {
+	return p.l.serve(ctx, map[net.Listener]http.Handler{provider: p.ProviderHandler(), agent: p.AgentHandler()})
 }
+
+// Seal stops the recording if it still runs (later calls get 503; calls in flight finish
+// within the grace period or are cut), seals the journal into s and removes the journal. If
+// sealing fails, the journal stays on disk for RecoverJournal.
+func (p *Proxy) Seal(ctx context.Context, s Store) (*Sealed, error) {
+	return p.l.seal(ctx, s, SealOptions{Redactor: p.opts.Redactor, Hooks: p.opts.Hooks})
+}
+
+// Close stops the recording without sealing it: the journal stays on disk for
+// RecoverJournal.
+func (p *Proxy) Close() error { return p.l.close() }
 
 func (p *Proxy) handler(side string) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
-		done := p.act.begin()
-		defer done()
-		// What was exchanged is recorded even if the runner gives up on the call.
-		record := context.WithoutCancel(req.Context())
-		body, err := io.ReadAll(io.LimitReader(req.Body, p.opts.MaxBody+1))
-		if err != nil {
-			http.Error(rw, "oasis-replay proxy: cannot read the request body", http.StatusBadRequest)
+		head := capturedHead{Side: side, Method: req.Method, Target: req.URL.RequestURI(), Headers: headerPairs(req.Header)}
+		x, leave, ok := p.l.enter(rw, req, head)
+		if !ok {
+			http.Error(rw, "oasis-replay proxy: the recording is closed", http.StatusServiceUnavailable)
 			return
 		}
-		ex := &exchange{side: side, method: req.Method, target: req.URL.RequestURI(), reqHeader: req.Header.Clone(), reqBody: body,
-			step: classify(side, req.Method, req.URL.Path)}
-		tooLarge := int64(len(body)) > p.opts.MaxBody
-		if tooLarge {
-			ex.reqBody, ex.truncated = body[:p.opts.MaxBody], true
-			ex.failure = "request body larger than the recording limit; not forwarded"
-		}
-		if !p.arrive(ex) {
-			http.Error(rw, "oasis-replay proxy: the recording is sealed", http.StatusServiceUnavailable)
-			return
-		}
-		if tooLarge {
-			p.complete(record, ex)
-			http.Error(rw, fmt.Sprintf("oasis-replay proxy: request body larger than the recording limit of %d bytes", p.opts.MaxBody), http.StatusRequestEntityTooLarge)
-			return
-		}
-		resp, err := p.forward(req, ex)
-		if err != nil {
-			ex.failure = upstreamError(err)
-			p.complete(record, ex)
-			http.Error(rw, "oasis-replay proxy: upstream "+side+": "+ex.failure, http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		// The response is read (up to the recording limit) and processed before the runner
-		// sees it, so any call the runner makes after it finds the proxy's state up to date.
-		ex.status, ex.respHeader = resp.StatusCode, resp.Header
-		prefix, err := io.ReadAll(io.LimitReader(resp.Body, p.opts.MaxBody+1))
-		if err != nil {
-			ex.failure = upstreamError(err)
-		}
-		ex.respBody = prefix[:min(int64(len(prefix)), p.opts.MaxBody)]
-		ex.truncated = int64(len(prefix)) > p.opts.MaxBody
-		p.complete(record, ex)
-		for name, values := range resp.Header {
-			if !slices.Contains(hopHeaders, http.CanonicalHeaderKey(name)) {
-				rw.Header()[name] = values
-			}
-		}
-		rw.WriteHeader(resp.StatusCode)
-		_, _ = rw.Write(prefix)
-		_, _ = io.Copy(rw, resp.Body) // beyond the recording limit: forwarded, not recorded
+		defer leave()
+		p.exchange(x, side, rw, req)
 	})
 }
 
-// classify names the protocol step of a call by its side, method and path.
-func classify(side, method, path string) string {
-	path = strings.TrimSuffix(path, "/")
-	last := path[strings.LastIndex(path, "/")+1:]
-	if side == sideAgent {
-		if method == http.MethodGet && last == "identity-and-configuration" {
-			return stepIdentity
-		}
-		if method == http.MethodPost {
-			return stepTask
-		}
-		return stepOther
+// exchange journals and forwards one call: the request body is journaled whole before it is
+// forwarded (it is forwarded from the journal), then the response streams back to the runner
+// while it is journaled. The exchange is journaled complete before the last piece of the
+// response reaches the runner, so a runner that got a whole answer always finds its exchange
+// in the recording.
+func (p *Proxy) exchange(x *liveExchange, side string, rw http.ResponseWriter, req *http.Request) {
+	body := x.bodyRecorder(partRequest, p.opts.MaxBody)
+	defer body.release()
+	_, err := io.Copy(body, io.LimitReader(x.bodyIn(req.Body), p.opts.MaxBody+1))
+	x.bodyDone()
+	if err == nil {
+		err = body.Flush()
 	}
-	switch {
-	case method == http.MethodGet && last == "conformance":
-		return stepConformance
-	case method != http.MethodPost:
-		return stepOther
-	case last == "provision":
-		return stepProvision
-	case last == "inject-state":
-		return stepInject
-	case last == "state-snapshot":
-		return stepSnapshot
-	case last == "observe":
-		return stepObserve
-	case last == "teardown":
-		return stepTeardown
+	if err != nil {
+		p.refuse(x, rw, err)
+		return
 	}
-	return stepOther
+	if err := x.record(recArrived, capturedArrival{Size: body.size, Truncated: body.truncated}); err != nil {
+		p.refuse(x, rw, err)
+		return
+	}
+	if body.truncated {
+		if x.end(capturedEnd{Error: errTooLargeToForward}) == nil {
+			http.Error(rw, fmt.Sprintf("oasis-replay proxy: request body larger than the recording limit of %d bytes", p.opts.MaxBody), http.StatusRequestEntityTooLarge)
+		}
+		return
+	}
+	in := &journalBody{records: body.records, size: body.size}
+	resp, err := p.forward(x, side, req, in)
+	if err != nil {
+		if x.wasCut() {
+			x.cutShort("cut when the recording stopped, waiting for the upstream")
+			return
+		}
+		failure := upstreamError(err)
+		if x.end(capturedEnd{Error: failure}) == nil {
+			http.Error(rw, "oasis-replay proxy: upstream "+side+": "+failure, http.StatusBadGateway)
+		}
+		return
+	}
+	defer resp.Body.Close()
+	if err := x.record(recResponse, capturedResponse{Status: resp.StatusCode, Headers: headerPairs(resp.Header)}); err != nil {
+		p.refuse(x, rw, err)
+		return
+	}
+	for name, values := range resp.Header {
+		if !slices.Contains(hopHeaders, http.CanonicalHeaderKey(name)) {
+			rw.Header()[name] = values
+		}
+	}
+	rw.WriteHeader(resp.StatusCode)
+	p.relay(x, rw, resp.Body)
+}
+
+// errTooLargeToForward is the failure recorded for a request body beyond the recording limit.
+const errTooLargeToForward = "request body larger than the recording limit; not forwarded"
+
+// refuse answers a call that cannot be recorded: a request that did not arrive whole (cut,
+// nothing forwarded) or a journal that failed.
+func (p *Proxy) refuse(x *liveExchange, rw http.ResponseWriter, err error) {
+	if jerr := p.l.journalErr(); jerr != nil {
+		http.Error(rw, "oasis-replay proxy: the recording failed: "+jerr.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	reason := readProblem(err)
+	x.cutShort(reason)
+	status := http.StatusBadRequest
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		status = http.StatusRequestTimeout
+	}
+	http.Error(rw, "oasis-replay proxy: "+reason, status)
+}
+
+// relay streams the response to the runner while journaling it (up to the recording limit),
+// holding back the last piece until the exchange is journaled complete.
+func (p *Proxy) relay(x *liveExchange, rw http.ResponseWriter, upstream io.Reader) {
+	rec := x.bodyRecorder(partResponse, p.opts.MaxBody)
+	defer rec.release()
+	cur, held := getBuf(), getBuf()
+	defer putBuf(cur)
+	defer putBuf(held)
+	heldLen, clientGone := -1, false
+	var failure string
+	for {
+		n, err := upstream.Read(*cur)
+		if n > 0 {
+			if _, jerr := rec.Write((*cur)[:n]); jerr != nil {
+				return // the journal failed: the recording stops, and the call is not answered
+			}
+			if heldLen >= 0 && !clientGone {
+				clientGone = x.writeOut(rw, (*held)[:heldLen]) != nil
+			}
+			cur, held, heldLen = held, cur, n
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			failure = upstreamError(err)
+			break
+		}
+	}
+	if x.wasCut() {
+		x.cutShort("cut when the recording stopped, in the middle of the response")
+		return
+	}
+	if rec.Flush() != nil || x.end(capturedEnd{Error: failure, Size: rec.size, Truncated: rec.truncated}) != nil {
+		return
+	}
+	if heldLen >= 0 && !clientGone {
+		_ = x.writeOut(rw, (*held)[:heldLen])
+	}
 }
 
 // forward sends the call upstream: same method, path, query, headers (less hop-by-hop ones
-// and Accept-Encoding, so that bodies come back readable) and body.
-func (p *Proxy) forward(req *http.Request, ex *exchange) (*http.Response, error) {
-	base := p.upstream[ex.side]
+// and Accept-Encoding, so that bodies come back readable) and body, read from the journal.
+func (p *Proxy) forward(x *liveExchange, side string, req *http.Request, body *journalBody) (*http.Response, error) {
+	base := p.upstream[side]
 	target := *base
 	target.Path = upstreamPath(base.Path, req.URL.Path)
 	target.RawPath = ""
 	target.RawQuery = req.URL.RawQuery
-	out, err := http.NewRequestWithContext(req.Context(), req.Method, target.String(), bytes.NewReader(ex.reqBody))
+	var rd io.Reader = http.NoBody
+	if body.size > 0 {
+		rd = body.reader(p.l.w)
+	}
+	out, err := http.NewRequestWithContext(x.ctx, req.Method, target.String(), rd)
 	if err != nil {
 		return nil, err
 	}
+	out.ContentLength = body.size
 	for name, values := range req.Header {
 		c := http.CanonicalHeaderKey(name)
 		if !slices.Contains(hopHeaders, c) && c != "Accept-Encoding" {
@@ -306,127 +300,9 @@ func upstreamPath(base, path string) string {
 	return strings.TrimSuffix(base, "/") + path
 }
 
-// arrive registers a call as it arrives, before it is forwarded: its place in the arrival
-// order, an environment closing, an agent task's scenario, a snapshot's phase. It returns
-// false once the recording is sealed.
-func (p *Proxy) arrive(ex *exchange) bool {
-	if len(ex.reqBody) > 0 && ex.step != stepOther && ex.step != stepConformance && ex.step != stepIdentity {
-		_ = json.Unmarshal(ex.reqBody, &ex.req) // a body that is not JSON is noted when the call completes
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.sealed {
-		return false
-	}
-	ex.seq = p.seq
-	p.seq++
-	p.exchanges = append(p.exchanges, ex)
-	ex.envID = ex.req.EnvironmentID
-	switch ex.step {
-	case stepTeardown:
-		if env := p.envs[ex.envID]; env != nil {
-			env.closed = true
-		}
-	case stepTask:
-		p.attributeTask(ex)
-	case stepSnapshot:
-		ex.phase = store.PhaseBefore
-		if env := p.envs[ex.envID]; env != nil && env.taskArrived {
-			ex.phase = store.PhaseAfter
-		}
-	}
-	return true
-}
-
-// complete processes a finished call: credentials are learned, the exchange is stored, its
-// payload read, and the proxy's state updated.
-func (p *Proxy) complete(ctx context.Context, ex *exchange) {
-	hooks := p.rec.hooks
-	hooks.learn(headerCredentials(ex.reqHeader)...)
-	if ex.step == stepProvision && ex.succeeded() {
-		var pr provisionResponse
-		if json.Unmarshal(ex.respBody, &pr) == nil {
-			ex.provision = &pr
-			hooks.learn(credentialValues(pr.AgentCredentials)...)
-		}
-	}
-	blob, err := p.storeExchange(ctx, ex)
-	if err != nil {
-		ex.findings = append(ex.findings, store.Finding{Code: CodeUnrecorded, Severity: store.SeverityError,
-			Field: ex.what(), Message: "the exchange could not be stored: " + err.Error()})
-	}
-	ex.blob = blob
-	p.readPayload(ctx, ex)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if ex.step == stepProvision && ex.provision != nil && ex.provision.EnvironmentID != "" && ex.req.ScenarioID != "" &&
-		ex.provision.Status != "error" {
-		p.envs[ex.provision.EnvironmentID] = &environment{id: ex.provision.EnvironmentID, scenario: ex.req.ScenarioID, seq: ex.seq}
-	}
-}
-
-// succeeded reports whether the upstream answered 2xx with a whole body.
-func (ex *exchange) succeeded() bool {
-	return ex.failure == "" && ex.status >= 200 && ex.status < 300 && !ex.truncated
-}
-
-// what describes the call for findings.
-func (ex *exchange) what() string {
-	s := ex.method + " " + ex.target
-	if ex.req.ObservationType != "" {
-		s += " (" + ex.req.ObservationType + ")"
-	}
-	return s
-}
-
-// problem says why a call did not succeed.
-func (ex *exchange) problem() string {
-	switch {
-	case ex.failure != "":
-		return ex.failure
-	case ex.truncated:
-		return "body larger than the recording limit"
-	case ex.status < 200 || ex.status >= 300:
-		return fmt.Sprintf("status %d %s", ex.status, http.StatusText(ex.status))
-	}
-	return ""
-}
-
-// storeExchange records the exchange as a blob, everything through the hooks.
-func (p *Proxy) storeExchange(ctx context.Context, ex *exchange) (store.Descriptor, error) {
-	hooked := p.rec.hooks.pass()
-	red := p.rec.hooks.current()
-	doc := &exchangeDoc{Side: ex.side, Error: ex.failure,
-		Request: exchangeMessage{Method: ex.method, Target: hooked.str(ex.target), Headers: recordHeaders(ex.reqHeader, red.Marker, hooked.str)}}
-	doc.Request.setBody(ex.reqBody, hooked.bytes)
-	if ex.status != 0 {
-		doc.Response = &exchangeMessage{Status: ex.status, Headers: recordHeaders(ex.respHeader, red.Marker, hooked.str), Truncated: ex.truncated}
-		doc.Response.setBody(ex.respBody, hooked.bytes)
-	}
-	b, err := exchangeBlob(doc)
-	if err != nil {
-		return store.Descriptor{}, err
-	}
-	desc, err := p.rec.putHooked(ctx, b, store.MediaTypeHTTPExchange)
-	if err == nil {
-		p.rec.stored(desc.Digest, hooked)
-	}
-	return desc, err
-}
-
-// credentialValues lists the string values of a provision response's agent_credentials (a
-// map of name → credential): every one is redacted from the recording.
-func credentialValues(raw json.RawMessage) []string {
-	var creds map[string]any
-	if json.Unmarshal(raw, &creds) != nil {
-		return nil
-	}
-	var out []string
-	for _, v := range creds {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	slices.Sort(out)
-	return out
+// checkOptions checks the options every source takes, as newRecording does, for the live
+// sources, which start before any store is open.
+func checkOptions(opts Options) error {
+	_, err := newRecording(nil, opts, "")
+	return err
 }

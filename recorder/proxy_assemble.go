@@ -28,7 +28,7 @@ const SourceTypeProviderSnapshot = "provider_state_snapshot"
 
 // readPayload reads what a finished call carries: an observation, a transcript, or the
 // failure to note. Findings get their scenario when the exchange is attributed, at the seal.
-func (p *Proxy) readPayload(ctx context.Context, ex *exchange) {
+func (p *proxyRun) readPayload(ctx context.Context, ex *exchange) {
 	fail := func(code, severity, msg string) {
 		ex.findings = append(ex.findings, store.Finding{Code: code, Severity: severity, Field: ex.what(), Message: msg})
 	}
@@ -86,7 +86,7 @@ func errorField(body []byte) string {
 
 // readObservation turns an /observe answer into an observation: its data member, compacted,
 // is the payload; evidence_source is kept as the provider sent it (absent stays absent).
-func (p *Proxy) readObservation(ctx context.Context, ex *exchange) error {
+func (p *proxyRun) readObservation(ctx context.Context, ex *exchange) error {
 	var r observeResponse
 	if err := json.Unmarshal(ex.respBody, &r); err != nil {
 		return err
@@ -129,7 +129,7 @@ func (p *Proxy) readObservation(ctx context.Context, ex *exchange) error {
 
 // readSnapshot turns a /state-snapshot answer ({environment_id, timestamp, resources}) into a
 // resource_state observation whose payload is the whole answer, compacted.
-func (p *Proxy) readSnapshot(ctx context.Context, ex *exchange) error {
+func (p *proxyRun) readSnapshot(ctx context.Context, ex *exchange) error {
 	var r struct {
 		EnvironmentID string          `json:"environment_id"`
 		Timestamp     json.RawMessage `json:"timestamp"`
@@ -178,7 +178,7 @@ func timestampText(raw json.RawMessage) string {
 // A runner that runs one scenario at a time (oasisctl does) is always attributed by step 1 or
 // by its one open environment; parallel scenarios are told apart by their prompts, so the
 // outcome never depends on timing unless two parallel scenarios send the same prompt.
-func (p *Proxy) attributeTask(ex *exchange) {
+func (p *proxyRun) attributeTask(ex *exchange) {
 	var open, all []string
 	envs := make([]*environment, 0, len(p.envs))
 	for _, env := range p.envs {
@@ -221,7 +221,7 @@ func candidateList(c []string) string {
 
 // byPrompt returns the scenarios of ids whose operator prompt equals prompt, or else is
 // contained in it.
-func (p *Proxy) byPrompt(ids []string, prompt string) []string {
+func (p *proxyRun) byPrompt(ids []string, prompt string) []string {
 	prompt = strings.TrimSpace(prompt)
 	if prompt == "" {
 		return nil
@@ -274,28 +274,9 @@ func intersect(a, b []string) []string {
 	return out
 }
 
-// Seal stops accepting calls (later ones get 503), waits for the calls in flight, and seals
-// the bundle. The manifest is assembled from the recorded exchanges in an order that depends
-// on their content only (see doc.go), never on the timing of concurrent calls.
-func (p *Proxy) Seal(ctx context.Context) (*Result, error) {
-	p.mu.Lock()
-	if p.sealed {
-		p.mu.Unlock()
-		return nil, ErrClosed
-	}
-	p.sealed = true
-	p.mu.Unlock()
-	p.act.wait()
-	a := &assembly{p: p, rec: p.rec}
-	if err := a.run(ctx); err != nil {
-		return nil, err
-	}
-	return p.rec.seal(ctx)
-}
-
 // assembly builds the manifest of a proxy recording.
 type assembly struct {
-	p     *Proxy
+	p     *proxyRun
 	rec   *recording
 	paths map[*exchange]string
 }

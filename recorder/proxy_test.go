@@ -172,13 +172,18 @@ func (rn *runner) scenario(id string) {
 
 // recordRun runs the fake runner through a fresh proxy, its scenarios in the given order,
 // one at a time or all at once, and seals.
-func recordRun(t *testing.T, s store.Store, order []string, parallel bool) (*Result, *runner) {
+func recordRun(t *testing.T, s store.Store, order []string, parallel bool) (*Sealed, *runner) {
+	return recordRunWith(t, s, order, parallel, testOptions(t), nil)
+}
+
+// recordRunWith is recordRun with other recording options, and beforeSeal called once the
+// runner is done, before the proxy seals.
+func recordRunWith(t *testing.T, s store.Store, order []string, parallel bool, opts Options, beforeSeal func(*Proxy)) (*Sealed, *runner) {
 	t.Helper()
-	opts := testOptions(t)
 	provider, agent := fakeProvider(t), fakeAgent(t)
 	defer provider.Close()
 	defer agent.Close()
-	p, err := NewProxy(context.Background(), s, ProxyOptions{Options: opts, Provider: provider.URL, Agent: agent.URL})
+	p, err := NewProxy(context.Background(), ProxyOptions{Options: opts, LiveOptions: liveOptions(t), Provider: provider.URL, Agent: agent.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +205,10 @@ func recordRun(t *testing.T, s store.Store, order []string, parallel bool) (*Res
 		}
 	}
 	wg.Wait()
-	res, err := p.Seal(context.Background())
+	if beforeSeal != nil {
+		beforeSeal(p)
+	}
+	res, err := p.Seal(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +320,7 @@ func TestProxyUpstreamDown(t *testing.T) {
 	agent := fakeAgent(t)
 	defer agent.Close()
 	s := memStore(t)
-	p, err := NewProxy(context.Background(), s, ProxyOptions{Options: testOptions(t), Provider: down, Agent: agent.URL})
+	p, err := NewProxy(context.Background(), ProxyOptions{Options: testOptions(t), LiveOptions: liveOptions(t), Provider: down, Agent: agent.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +335,7 @@ func TestProxyUpstreamDown(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(b), "connection refused") {
 		t.Errorf("%d %s", resp.StatusCode, b)
 	}
-	res, err := p.Seal(context.Background())
+	res, err := p.Seal(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +361,7 @@ func TestProxyAmbiguousTask(t *testing.T) {
 	provider, agent := fakeProvider(t), fakeAgent(t)
 	defer provider.Close()
 	defer agent.Close()
-	p, err := NewProxy(context.Background(), memStore(t), ProxyOptions{Options: testOptions(t), Provider: provider.URL, Agent: agent.URL})
+	p, err := NewProxy(context.Background(), ProxyOptions{Options: testOptions(t), LiveOptions: liveOptions(t), Provider: provider.URL, Agent: agent.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +373,7 @@ func TestProxyAmbiguousTask(t *testing.T) {
 		rn.call(http.MethodPost, rn.provider+"/v1/provision", map[string]any{"scenario_id": id}, nil)
 	}
 	rn.call(http.MethodPost, rn.agent+"/", map[string]any{"prompt": "do something"}, nil)
-	res, err := p.Seal(context.Background())
+	res, err := p.Seal(context.Background(), memStore(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +408,7 @@ func TestProxyBadInput(t *testing.T) {
 		}
 	}))
 	defer upstream.Close()
-	p, err := NewProxy(context.Background(), memStore(t), ProxyOptions{Options: testOptions(t), Provider: upstream.URL, Agent: upstream.URL + "/task", MaxBody: 4 << 10})
+	p, err := NewProxy(context.Background(), ProxyOptions{Options: testOptions(t), LiveOptions: liveOptions(t), Provider: upstream.URL, Agent: upstream.URL + "/task", MaxBody: 4 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +434,7 @@ func TestProxyBadInput(t *testing.T) {
 			t.Errorf("%s: %d %s", tc.name, status, body)
 		}
 	}
-	res, err := p.Seal(context.Background())
+	res, err := p.Seal(context.Background(), memStore(t))
 	if err != nil {
 		t.Fatal(err)
 	}

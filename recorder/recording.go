@@ -33,6 +33,14 @@ type Options struct {
 	Version string
 }
 
+// version is the recording program's version as the manifest writes it.
+func (o Options) version() string {
+	if o.Version == "" {
+		return "unknown"
+	}
+	return o.Version
+}
+
 // Result is a sealed recording.
 type Result struct {
 	Bundle   store.Digest
@@ -81,13 +89,9 @@ func newRecording(s Store, opts Options, source string) (*recording, error) {
 			return nil, fmt.Errorf("%w: tag %q: %w", ErrOptions, t, err)
 		}
 	}
-	version := opts.Version
-	if version == "" {
-		version = "unknown"
-	}
 	r := &recording{s: s, opts: opts, hooks: newHooks(opts.Redactor, opts.Hooks), found: redactions{stored: map[store.Digest][]redact.Hit{}}}
 	r.m = store.RunManifest{
-		Recorder:    store.RecorderInfo{Name: RecorderName, Version: version, Source: source},
+		Recorder:    store.RecorderInfo{Name: RecorderName, Version: opts.version(), Source: source},
 		Profile:     opts.Profile.Pin.Ref(),
 		Scenarios:   []store.ScenarioRef{},
 		Annotations: map[string]string{},

@@ -43,9 +43,9 @@ func post(t *testing.T, url, contentType string, body []byte) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-func newTestWebhook(t *testing.T, s store.Store) *Webhook {
+func newTestWebhook(t *testing.T) *Webhook {
 	t.Helper()
-	w, err := NewWebhook(context.Background(), s, WebhookOptions{Options: testOptions(t), Scenario: filesScenario,
+	w, err := NewWebhook(context.Background(), WebhookOptions{Options: testOptions(t), LiveOptions: liveOptions(t), Scenario: filesScenario,
 		AgentPrincipal: "bob", MaxBody: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func newTestWebhook(t *testing.T, s store.Store) *Webhook {
 // byte-exact.
 func TestWebhook(t *testing.T) {
 	s := memStore(t)
-	w := newTestWebhook(t, s)
+	w := newTestWebhook(t)
 	srv := httptest.NewServer(w)
 	defer srv.Close()
 	bodies := eventLists(t, 3)
@@ -89,14 +89,14 @@ func TestWebhook(t *testing.T) {
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("GET: %d", resp.StatusCode)
 	}
-	res, err := w.Seal(context.Background())
+	res, err := w.Seal(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if status, _ := post(t, srv.URL, "application/json", bodies[0]); status != http.StatusServiceUnavailable {
 		t.Errorf("POST after the seal: %d", status)
 	}
-	if _, err := w.Seal(context.Background()); !errors.Is(err, ErrClosed) {
+	if _, err := w.Seal(context.Background(), s); !errors.Is(err, ErrClosed) {
 		t.Errorf("second seal: %v", err)
 	}
 	ev := loadEvidence(t, s, res.Manifest, filesScenario)
@@ -115,13 +115,13 @@ func TestWebhook(t *testing.T) {
 
 	// The same POSTs give the same bundle.
 	s2 := memStore(t)
-	w2 := newTestWebhook(t, s2)
+	w2 := newTestWebhook(t)
 	srv2 := httptest.NewServer(w2)
 	defer srv2.Close()
 	for _, b := range bodies {
 		post(t, srv2.URL, "application/json", b)
 	}
-	res2, err := w2.Seal(context.Background())
+	res2, err := w2.Seal(context.Background(), s2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestWebhook(t *testing.T) {
 }
 
 // TestWebhookServe runs the sink on a listener: cancelling the context (what SIGTERM does)
-// seals the bundle before Serve returns; an idle window seals it too, with a finding when
+// ends Serve, and so does an idle window; the bundle is then sealed, with a finding when
 // nothing arrived.
 func TestWebhookServe(t *testing.T) {
 	for _, tc := range []struct {
@@ -144,12 +144,13 @@ func TestWebhookServe(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := memStore(t)
-			w, err := NewWebhook(context.Background(), s, WebhookOptions{Options: testOptions(t), Scenario: filesScenario, Idle: 100 * time.Millisecond})
+			idle := 100 * time.Millisecond
+			if tc.cancel {
+				idle = time.Hour
+			}
+			w, err := NewWebhook(context.Background(), WebhookOptions{Options: testOptions(t), LiveOptions: LiveOptions{Journals: t.TempDir(), Idle: idle}, Scenario: filesScenario})
 			if err != nil {
 				t.Fatal(err)
-			}
-			if tc.cancel {
-				w.opts.Idle = time.Hour
 			}
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
@@ -157,15 +158,8 @@ func TestWebhookServe(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			type outcome struct {
-				res *Result
-				err error
-			}
-			done := make(chan outcome, 1)
-			go func() {
-				res, err := w.Serve(ctx, ln)
-				done <- outcome{res, err}
-			}()
+			done := make(chan error, 1)
+			go func() { done <- w.Serve(ctx, ln) }()
 			for _, b := range eventLists(t, tc.posts) {
 				if status, msg := post(t, "http://"+ln.Addr().String(), "application/json", b); status != http.StatusOK {
 					t.Fatalf("POST: %d %s", status, msg)
@@ -174,10 +168,14 @@ func TestWebhookServe(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			out := <-done
-			if out.err != nil {
-				t.Fatal(out.err)
+			if err := <-done; err != nil {
+				t.Fatal(err)
 			}
+			res, err := w.Seal(context.Background(), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := struct{ res *Sealed }{res}
 			sealed, err := store.IsSealed(context.Background(), s, out.res.Bundle)
 			if err != nil || !sealed {
 				t.Fatalf("bundle %s not sealed: %v", out.res.Bundle, err)

@@ -320,18 +320,9 @@ func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 }
 
 func (l *kensaLoader) evidence(run *store.KensaRun) (*ekensa.Evidence, *kensaDefinition, error) {
-	eb, err := l.r.s.GetObject(l.ctx, run.Evidence)
+	m, err := store.LoadKensaEvidence(l.ctx, l.r.s, run)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evidence: %w", err)
-	}
-	var m store.KensaEvidence
-	if err := store.Decode(eb, &m); err != nil {
-		return nil, nil, fmt.Errorf("evidence %s: %w", run.Evidence.Short(), err)
-	}
-	if m.Definition != run.DefinitionTree || m.ScenarioFile != run.ScenarioFile || m.Scenario != run.Scenario || m.Case != run.Case {
-		return nil, nil, fmt.Errorf("%w: the manifest names definition %s, %s, scenario %s case %d; its evidence %s names %s, %s, %s case %d",
-			store.ErrCorrupt, run.DefinitionTree.Short(), run.ScenarioFile, run.Scenario, run.Case,
-			run.Evidence.Short(), m.Definition.Short(), m.ScenarioFile, m.Scenario, m.Case)
+		return nil, nil, err
 	}
 	def, err := l.definition(m.Definition)
 	if err != nil {
@@ -347,7 +338,7 @@ func (l *kensaLoader) evidence(run *store.KensaRun) (*ekensa.Evidence, *kensaDef
 			return nil, nil, err
 		}
 	}
-	return ev, def, l.runEvidence(ev, &m)
+	return ev, def, l.runEvidence(ev, m)
 }
 
 // definition reads and decodes the definition tree d, once per reader.

@@ -3,7 +3,7 @@
 # audit log (BENCH_DIR, default .bench). Each script prints its own table and ratios.
 set -euo pipefail
 cd "$(dirname "$0")"
-for bench in bench-store.sh bench-record.sh bench-redact.sh bench-evaluate.sh bench-replay.sh bench-kensa.sh; do
+for bench in bench-store.sh bench-record.sh bench-redact.sh bench-evaluate.sh bench-replay.sh bench-live.sh bench-eval.sh bench-kensa.sh; do
 	echo "== $bench"
 	"./$bench"
 	echo

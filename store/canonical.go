@@ -325,8 +325,17 @@ func (c *canonicalizer) hex4() (rune, error) {
 // appendJCSString writes s as RFC 8785 §3.2.2.2 prescribes: only '"', '\\' and control characters
 // are escaped, using the short forms where JSON has them and lowercase \u00xx otherwise.
 func appendJCSString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
+	return append(appendJCSEscaped(dst, s), '"')
+}
+
+// AppendJSONStringContent appends b, which must be valid UTF-8, escaped as the inside of a
+// canonical JSON string (no quotes). Escapes depend on single bytes only, so a string written
+// piece by piece, in pieces cut anywhere, comes out the same as written whole.
+func AppendJSONStringContent(dst, b []byte) []byte { return appendJCSEscaped(dst, b) }
+
+func appendJCSEscaped[T string | []byte](dst []byte, s T) []byte {
+	const hexDigits = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
 		switch {
@@ -348,5 +357,5 @@ func appendJCSString(dst []byte, s string) []byte {
 			dst = append(dst, ch)
 		}
 	}
-	return append(dst, '"')
+	return dst
 }

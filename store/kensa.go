@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 )
@@ -272,4 +273,23 @@ func (j *KensaJudgement) validate() error {
 		return fmt.Errorf("%w: kensa-judgement: label %q is not pass, fail or uncertain", ErrInvalidObject, j.Label)
 	}
 	return j.Answer.validate("kensa-judgement: answer")
+}
+
+// LoadKensaEvidence reads the evidence object a Kensa run's manifest names, and requires it to
+// name the definition, scenario file, scenario and case the manifest repeats.
+func LoadKensaEvidence(ctx context.Context, s ObjectGetter, m *KensaRun) (*KensaEvidence, error) {
+	b, err := s.GetObject(ctx, m.Evidence)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	var e KensaEvidence
+	if err := Decode(b, &e); err != nil {
+		return nil, fmt.Errorf("evidence %s: %w", m.Evidence.Short(), err)
+	}
+	if e.Definition != m.DefinitionTree || e.ScenarioFile != m.ScenarioFile || e.Scenario != m.Scenario || e.Case != m.Case {
+		return nil, fmt.Errorf("%w: the manifest names definition %s, %s, scenario %s case %d; its evidence %s names %s, %s, %s case %d",
+			ErrCorrupt, m.DefinitionTree.Short(), m.ScenarioFile, m.Scenario, m.Case,
+			m.Evidence.Short(), e.Definition.Short(), e.ScenarioFile, e.Scenario, e.Case)
+	}
+	return &e, nil
 }

@@ -16,6 +16,9 @@ type kindInfo struct {
 	decode func() Object
 	// manifest marks the root object of a bundle: its digest is the bundle id.
 	manifest bool
+	// holdsBundles marks a manifest kind whose bundle is made of other bundles (an Eval Library
+	// matrix holds its runs): its closure may contain manifests of other bundles.
+	holdsBundles bool
 	// code is the kind's number in stores that keep kinds as a byte (badgerstore records).
 	// It is part of their on-disk format: never renumber a kind, never reuse a number.
 	code byte
@@ -70,6 +73,10 @@ func Kinds() []Kind { return slices.Sorted(maps.Keys(kinds)) }
 
 // IsManifestKind reports whether objects of kind k are bundle roots (manifests).
 func IsManifestKind(k Kind) bool { return kinds[k].manifest }
+
+// HoldsBundles reports whether bundles of manifest kind k are made of other bundles, whose
+// manifests are then part of their closure (an archive of such a bundle carries them along).
+func HoldsBundles(k Kind) bool { return kinds[k].holdsBundles }
 
 // ManifestKinds lists the kinds of bundle root, sorted.
 func ManifestKinds() []Kind {

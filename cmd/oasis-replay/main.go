@@ -112,6 +112,8 @@ func commands() []*cli.Command {
 		storeCommand(),
 		goldenCommand(),
 		kensaCommand(),
+		evalCommand(),
+		serveCommand(),
 		versionCommand(),
 	}
 }

@@ -19,7 +19,7 @@ const redactKeyEnvVar = "OASIS_REPLAY_REDACT_KEY"
 func recordCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "record",
-		Usage: "record evaluation evidence into a sealed bundle (oasisctl output, live proxy, loose files, audit webhook)",
+		Usage: "record evaluation evidence into a sealed bundle (oasisctl output, live proxy, loose files, audit webhook), recover live recordings",
 		Description: "Every record command pins the run to a profile: --profile DIR (imported along the way) or\n" +
 			"--profile-digest of an imported one (see profile ls). It prints the bundle digest on stdout\n" +
 			"and what it noticed (findings) on stderr. Input that cannot be recorded leaves the store as\n" +
@@ -35,20 +35,28 @@ func recordCommand() *cli.Command {
 			recordProxyCommand(),
 			recordFilesCommand(),
 			recordWebhookCommand(),
+			recordRecoverCommand(),
 		},
 	}
 }
 
 // recordFlags are the flags every record command takes.
 func recordFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(append([]cli.Flag{
 		&cli.StringFlag{Name: "profile", Usage: "profile directory to pin the run to (imported into the store)"},
 		&cli.StringFlag{Name: "profile-commit", Usage: "source commit of the --profile directory, recorded in the pin"},
 		&cli.StringFlag{Name: "profile-digest", Usage: "imported profile tree to pin the run to: digest, unique prefix or id@version"},
+	}, redactFlags()...),
+		&cli.StringSliceFlag{Name: "tag", Usage: "tag the sealed bundle (repeatable)"},
+	)
+}
+
+// redactFlags are the flags of the redaction (see recordRedactor).
+func redactFlags() []cli.Flag {
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "redact", Usage: "value to redact from everything recorded (repeatable)"},
 		&cli.StringFlag{Name: "redact-file", Usage: "file of values to redact, one per line"},
 		&cli.StringFlag{Name: "redact-key-file", Usage: "file holding the redaction key (default: $" + redactKeyEnvVar + ")"},
-		&cli.StringSliceFlag{Name: "tag", Usage: "tag the sealed bundle (repeatable)"},
 	}
 }
 

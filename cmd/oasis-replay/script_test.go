@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -18,8 +19,16 @@ import (
 // TestMain lets the scripts run the program as a command: "oasis-replay" exits with the
 // program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
 // so a script can check the exact status (`! oasis-replay-status …` then
-// `stderr 'exit status 2'`). "kensa-agent" is the scripted agent of kensa run scripts.
+// `stderr 'exit status 2'`). "eval-agent MODE" is an Eval Library agent for the eval scripts
+// (evalagent_test.go); "kensa-agent" is the scripted agent of the kensa run scripts
+// (internal/kensaagent).
+//
+// With OASIS_REPLAY_TEST_RUN_MAIN=1 the test binary is the program itself, so that the live
+// tests can run a recorder as a process of its own (see live_test.go).
 func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnvVar) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		// kensa-agent is the scripted agent kensa run scripts run (internal/kensaagent).
@@ -30,6 +39,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "exit status %d\n", status)
 			os.Exit(status)
 		},
+		"eval-agent": evalTestAgent,
 	})
 }
 
@@ -50,6 +60,18 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// capture NAME REGEXP sets $NAME to the first submatch of REGEXP in the last stdout,
+			// for digests and ids a later command needs.
+			"capture": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: capture NAME REGEXP")
+				}
+				m := regexp.MustCompile(args[1]).FindStringSubmatch(ts.ReadFile("stdout"))
+				if len(m) < 2 {
+					ts.Fatalf("capture: no match for %s in stdout", args[1])
+				}
+				ts.Setenv(args[0], m[1])
+			},
 			// sleep DURATION gives a command started in the background time to install its
 			// signal handler before the script signals it.
 			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {

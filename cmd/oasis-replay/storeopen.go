@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,6 +47,11 @@ func accessFor(writesNothing bool) access {
 // openStore opens the store named by --store for the duration of one command. It is the only
 // place the CLI names a concrete store: every command works through store.Store.
 func openStore(c *cli.Context, mode access) (store.Store, error) {
+	return openStoreWith(c, mode, badgerstore.Options{})
+}
+
+// openStoreWith is openStore with store options other than the defaults.
+func openStoreWith(c *cli.Context, mode access, opts badgerstore.Options) (store.Store, error) {
 	dir := c.String("store")
 	if dir == "" {
 		return nil, usageErrorf(c, "--store is empty")
@@ -55,8 +61,8 @@ func openStore(c *cli.Context, mode access) (store.Store, error) {
 			return nil, fmt.Errorf("create store directory: %w", err)
 		}
 	}
-	ro := badgerstore.Options{ReadOnly: mode == readOnly}
-	s, err := badgerstore.Open(dir, ro)
+	opts.ReadOnly = mode == readOnly
+	s, err := badgerstore.Open(dir, opts)
 	if mode == readOnly && errors.Is(err, badgerstore.ErrNeedsRecovery) {
 		// A writer was killed before it closed the store. Opening it read-write once replays
 		// its log (what was synced is kept, anything later is dropped), then the read-only
@@ -64,7 +70,7 @@ func openStore(c *cli.Context, mode access) (store.Store, error) {
 		if err := recoverStore(dir); err != nil {
 			return nil, err
 		}
-		s, err = badgerstore.Open(dir, ro)
+		s, err = badgerstore.Open(dir, opts)
 	}
 	if mode == readOnly && errors.Is(err, badgerstore.ErrNotStore) {
 		if _, statErr := os.Stat(dir); errors.Is(statErr, fs.ErrNotExist) {
@@ -94,6 +100,11 @@ func withStore(c *cli.Context, mode access, use func(s store.Store) error) error
 	if err != nil {
 		return err
 	}
+	return useAndClose(c, s, use)
+}
+
+// useAndClose runs use on s and closes it, reporting a failed close when use succeeded.
+func useAndClose(c *cli.Context, s store.Store, use func(s store.Store) error) error {
 	useErr := use(s)
 	if closeErr := s.Close(); useErr == nil && closeErr != nil {
 		return fmt.Errorf("close store %s: %w", c.String("store"), closeErr)
@@ -113,6 +124,42 @@ func withBundle(c *cli.Context, mode access, use func(s store.Store, d store.Dig
 	})
 }
 
+// checkStoreDir refuses a --store that cannot be a store, before a live recording journals
+// into it for hours only to find it cannot seal there.
+func checkStoreDir(c *cli.Context) error {
+	return badgerstore.CheckDir(c.String("store"))
+}
+
+// journalsDir is where the live recorders of the store named by --store keep their journals
+// (inside the store directory, which the store leaves alone).
+func journalsDir(c *cli.Context) string {
+	return filepath.Join(c.String("store"), badgerstore.JournalsDir)
+}
+
+// sealWait bounds how long sealing a live recording waits while another process holds the
+// store, typically a short command run meanwhile.
+const sealWait = 30 * time.Second
+
+// withSealingStore opens the store for sealing a live recording: for writing, waiting up to
+// sealWait while another process holds it, and sized for the live recorders' memory budget
+// (DESIGN §7: 64 MiB whatever the body sizes): one compression worker, 512 KiB chunks and
+// 1 MiB write batches, which bound what a large blob holds in memory (docs/decisions.md, Live
+// recording).
+func withSealingStore(c *cli.Context, use func(s store.Store) error) error {
+	deadline := time.Now().Add(sealWait)
+	for {
+		s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10})
+		if errors.Is(err, badgerstore.ErrLocked) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return useAndClose(c, s, use)
+	}
+}
+
 // recoverStore opens the store in dir read-write and closes it again, which replays the log a
 // killed writer left behind.
 func recoverStore(dir string) error {
@@ -122,3 +169,6 @@ func recoverStore(dir string) error {
 	}
 	return s.Close()
 }
+
+// storeLocked reports whether opening failed because another process holds the store.
+func storeLocked(err error) bool { return errors.Is(err, badgerstore.ErrLocked) }

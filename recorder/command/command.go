@@ -43,12 +43,19 @@ type Spec struct {
 	MaxOutput int64
 	// SpoolDir receives the captured streams as files (stdout, stderr); it must exist.
 	SpoolDir string
+	// InMemory keeps up to this many bytes of each stream in memory (Output.Data) instead of a
+	// file; a stream that goes past it is spooled from its first byte to a file created in
+	// SpoolDir then, under a name of its own (stdout-*, stderr-*), so runs may share SpoolDir.
+	// Zero spools every stream to SpoolDir/stdout and SpoolDir/stderr.
+	InMemory int64
 }
 
 // Output is one captured stream.
 type Output struct {
-	// Path is the spooled file holding the first Size bytes of the stream.
+	// Path is the spooled file holding the first Size bytes of the stream; "" when the stream
+	// stayed in memory (Spec.InMemory), its bytes then in Data.
 	Path string
+	Data []byte
 	// Size is how many bytes were kept; Truncated says the stream went on past MaxOutput.
 	Size      int64
 	Truncated bool
@@ -104,12 +111,12 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
 		return nil, fmt.Errorf("command: empty argv")
 	}
-	stdout, err := newCapture(filepath.Join(spec.SpoolDir, "stdout"), spec.maxOutput())
+	stdout, err := newCapture(spec, "stdout")
 	if err != nil {
 		return nil, err
 	}
 	defer stdout.close()
-	stderr, err := newCapture(filepath.Join(spec.SpoolDir, "stderr"), spec.maxOutput())
+	stderr, err := newCapture(spec, "stderr")
 	if err != nil {
 		return nil, err
 	}
@@ -224,23 +231,48 @@ func (s Spec) grace() time.Duration {
 	return DefaultGrace
 }
 
-// capture is an io.Writer that keeps the first max bytes of a stream in a file, hashing them,
-// and counts (and discards) the rest.
+// capture is an io.Writer that keeps the first max bytes of a stream, in memory up to memMax
+// bytes and in a file beyond, hashing them, and counts (and discards) the rest.
 type capture struct {
-	f     *os.File
-	h     hash.Hash
-	max   int64
-	kept  int64
-	total int64
-	err   error
+	dir, name string
+	memMax    int64
+	mem       []byte
+	f         *os.File
+	h         hash.Hash
+	max       int64
+	kept      int64
+	total     int64
+	err       error
 }
 
-func newCapture(path string, max int64) (*capture, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrSpool, err)
+// newCapture prepares the capture of one stream. Without an in-memory allowance its file is
+// created at once, so an unusable spool directory is reported before the command starts.
+func newCapture(spec Spec, name string) (*capture, error) {
+	c := &capture{dir: spec.SpoolDir, name: name, memMax: spec.InMemory, h: sha256.New(), max: spec.maxOutput()}
+	if c.memMax <= 0 {
+		if err := c.spill(); err != nil {
+			return nil, err
+		}
 	}
-	return &capture{f: f, h: sha256.New(), max: max}, nil
+	return c, nil
+}
+
+// spill creates the stream's file and moves what memory holds into it.
+func (c *capture) spill() error {
+	var err error
+	if c.memMax <= 0 {
+		c.f, err = os.OpenFile(filepath.Join(c.dir, c.name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	} else {
+		c.f, err = os.CreateTemp(c.dir, c.name+"-*")
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrSpool, err)
+	}
+	if _, err := c.f.Write(c.mem); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrSpool, c.f.Name(), err)
+	}
+	c.mem = nil
+	return nil
 }
 
 // Write never fails towards the process: a spool write error is kept and reported by result,
@@ -251,27 +283,47 @@ func (c *capture) Write(p []byte) (int, error) {
 	if room := c.max - c.kept; int64(len(keep)) > room {
 		keep = keep[:max(room, 0)]
 	}
-	if len(keep) > 0 && c.err == nil {
-		if _, err := c.f.Write(keep); err != nil {
-			c.err = err
+	if len(keep) == 0 || c.err != nil {
+		return len(p), nil
+	}
+	if c.f == nil && c.kept+int64(len(keep)) > c.memMax {
+		if c.err = c.spill(); c.err != nil {
 			return len(p), nil
 		}
-		c.h.Write(keep)
-		c.kept += int64(len(keep))
 	}
+	if c.f == nil {
+		c.mem = append(c.mem, keep...)
+	} else if _, err := c.f.Write(keep); err != nil {
+		c.err = err
+		return len(p), nil
+	}
+	c.h.Write(keep)
+	c.kept += int64(len(keep))
 	return len(p), nil
 }
 
+// result describes the captured stream. The spool file is not synced: it lives only until the
+// caller stores its bytes (checked against SHA256), and a crash loses the run either way, so an
+// fsync per stream would only slow every run down.
 func (c *capture) result() (Output, error) {
-	if c.err == nil {
-		c.err = c.f.Sync()
-	}
 	if c.err != nil {
-		return Output{}, fmt.Errorf("%w: %s: %v", ErrSpool, c.f.Name(), c.err)
+		return Output{}, fmt.Errorf("%w: %s: %v", ErrSpool, c.name, c.err)
 	}
-	out := Output{Path: c.f.Name(), Size: c.kept, Truncated: c.total > c.kept, Total: c.total}
+	out := Output{Size: c.kept, Truncated: c.total > c.kept, Total: c.total}
+	if c.f != nil {
+		out.Path = c.f.Name()
+	} else {
+		out.Data = c.mem
+		if out.Data == nil {
+			out.Data = []byte{}
+		}
+	}
 	copy(out.SHA256[:], c.h.Sum(nil))
 	return out, nil
 }
 
-func (c *capture) close() { _ = c.f.Close() }
+func (c *capture) close() {
+	if c.f != nil {
+		_ = c.f.Close()
+	}
+}

@@ -109,3 +109,39 @@ func TestRunUnusableSpool(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// With InMemory, a short stream stays in memory and a long one is spooled to a file of its own,
+// so several runs share one spool directory.
+func TestRunInMemory(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	short, err := Run(t.Context(), Spec{Argv: []string{"sh", "-c", "echo small; echo oops >&2"}, Env: env, SpoolDir: dir, InMemory: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short.Stdout.Path != "" || string(short.Stdout.Data) != "small\n" || short.Stdout.SHA256 != sha256.Sum256([]byte("small\n")) ||
+		string(short.Stderr.Data) != "oops\n" {
+		t.Errorf("short streams: %+v / %+v", short.Stdout, short.Stderr)
+	}
+	var paths []string
+	for range 2 {
+		long, err := Run(t.Context(), Spec{Argv: []string{"head", "-c", "5000", "/dev/zero"}, Env: env, SpoolDir: dir, InMemory: 1024, MaxOutput: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if long.Stdout.Path == "" || long.Stdout.Data != nil || long.Stdout.Size != 3000 || !long.Stdout.Truncated {
+			t.Fatalf("long stream: %+v", long.Stdout)
+		}
+		if b, err := os.ReadFile(long.Stdout.Path); err != nil || len(b) != 3000 || long.Stdout.SHA256 != sha256.Sum256(b) {
+			t.Fatalf("spooled %d bytes, %v", len(b), err)
+		}
+		paths = append(paths, long.Stdout.Path)
+	}
+	if paths[0] == paths[1] {
+		t.Errorf("two runs spooled to the same file %s", paths[0])
+	}
+	empty, err := Run(t.Context(), Spec{Argv: []string{"true"}, Env: env, SpoolDir: "/nonexistent/spool", InMemory: 1024})
+	if err != nil || empty.Stdout.Data == nil || len(empty.Stdout.Data) != 0 {
+		t.Errorf("a silent command with an unusable spool directory: %+v, %v", empty, err)
+	}
+}

@@ -103,7 +103,7 @@ func planExport(ctx context.Context, s store.Store, bundle store.Digest, opts Ex
 		ix.receipts = append(ix.receipts, store.Descriptor{MediaType: store.MediaTypeReceipt, Digest: r})
 	}
 
-	entries, err := closure(ctx, s, bundle, ix.roots())
+	entries, err := closure(ctx, s, bundle, store.HoldsBundles(m.ObjectKind()), ix.roots())
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func sortedDigests(ds []store.Digest) []store.Digest {
 // It applies the rules a reader applies (sizes agree, kinds agree, one bundle manifest, receipts of
 // this bundle), so Export never writes an archive Import would refuse. The walk is iterative over
 // a queue of unvisited digests, so it ends even if a corrupt store makes objects refer in a loop.
-func closure(ctx context.Context, s store.Store, bundle store.Digest, roots []store.Descriptor) ([]store.Descriptor, error) {
+func closure(ctx context.Context, s store.Store, bundle store.Digest, holdsBundles bool, roots []store.Descriptor) ([]store.Descriptor, error) {
 	g := newGraph(math.MaxInt)
 	var queue []store.Descriptor
 	for _, r := range roots {
@@ -186,7 +186,7 @@ func closure(ctx context.Context, s store.Store, bundle store.Digest, roots []st
 		}
 		d := queue[i].Digest
 		n := g.nodes[d]
-		size, refs, err := visit(ctx, s, d, n, bundle)
+		size, refs, err := visit(ctx, s, d, n, bundle, holdsBundles)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +215,7 @@ func closure(ctx context.Context, s store.Store, bundle store.Digest, roots []st
 
 // visit looks one digest of the closure up in the store: a structured object is read and decoded
 // for its references; a raw blob is only stat'ed.
-func visit(ctx context.Context, s store.Store, d store.Digest, n *node, bundle store.Digest) (int64, []store.Descriptor, error) {
+func visit(ctx context.Context, s store.Store, d store.Digest, n *node, bundle store.Digest, holdsBundles bool) (int64, []store.Descriptor, error) {
 	name := blobName(d)
 	what := fmt.Sprintf("%s referenced by %s", n.mediaType, n.referrer)
 	if n.kind == "" {
@@ -236,7 +236,7 @@ func visit(ctx context.Context, s store.Store, d store.Digest, n *node, bundle s
 	if o.kind != n.kind {
 		return 0, nil, fmt.Errorf("%w: %s is a %s object but %s refers to it as a %s", ErrInvalidObject, name, o.kind, n.referrer, n.kind)
 	}
-	if err := o.checkBundle(name, d, bundle); err != nil {
+	if err := o.checkBundle(name, d, bundle, holdsBundles); err != nil {
 		return 0, nil, err
 	}
 	return int64(len(b)), o.refs, nil

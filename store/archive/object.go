@@ -68,10 +68,11 @@ func checkObject(name string, b []byte, want store.Kind, maxDepth int) (*object,
 }
 
 // checkBundle enforces what makes an archive hold one bundle: the only bundle manifest in it is
-// the bundle's own, and every receipt in it is a receipt for that bundle.
-func (o *object) checkBundle(name string, d, bundle store.Digest) error {
+// the bundle's own, unless the bundle is made of other bundles (store.HoldsBundles: a matrix
+// and its runs), and every receipt in it is a receipt for that bundle.
+func (o *object) checkBundle(name string, d, bundle store.Digest, holdsBundles bool) error {
 	switch {
-	case o.manifest != nil && d != bundle:
+	case o.manifest != nil && d != bundle && !holdsBundles:
 		return fmt.Errorf("%w: %s is a second bundle manifest; the archive's bundle is %s", ErrInvalidObject, name, bundle)
 	case o.receipt != nil && o.receipt.Bundle != bundle:
 		return fmt.Errorf("%w: %s is a receipt for bundle %s, not for %s", ErrInvalidObject, name, o.receipt.Bundle, bundle)

@@ -343,10 +343,11 @@ func (ar *archiveReader) object(ctx context.Context, hdr *tar.Header, d store.Di
 	if err != nil {
 		return err
 	}
-	if err := o.checkBundle(hdr.Name, d, ar.index.manifest.Digest); err != nil {
+	root, _ := store.KindOfMediaType(ar.index.manifest.MediaType)
+	if err := o.checkBundle(hdr.Name, d, ar.index.manifest.Digest, store.HoldsBundles(root)); err != nil {
 		return err
 	}
-	if o.manifest != nil {
+	if o.manifest != nil && d == ar.index.manifest.Digest {
 		ar.profile = o.manifest.Definition()
 	}
 	for _, ref := range o.refs {

@@ -7,11 +7,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// batchBytes is how many value bytes a write batch gathers before it is handed off to commit.
-// Badger sizes its transactions by key count for values kept in the value log, so without this
-// bound a batch of large chunks would hold gigabytes in memory before committing.
-const batchBytes = 16 << 20
-
 // maxBatchesInFlight bounds batches committing in the background while the next one fills.
 const maxBatchesInFlight = 2
 
@@ -19,10 +14,11 @@ const maxBatchesInFlight = 2
 var errBatchDone = errors.New("badgerstore: write after the batch was finished")
 
 // batcher feeds blind writes into Badger write batches from several goroutines, committing a
-// batch in the background every batchBytes so memory stays bounded while hashing and
+// batch in the background every size bytes so memory stays bounded while hashing and
 // compression go on.
 type batcher struct {
 	db       *badger.DB
+	size     int // value bytes a batch gathers before it is handed off to commit (Options.WriteBatch)
 	mu       sync.Mutex
 	wb       *badger.WriteBatch
 	pending  int
@@ -32,8 +28,8 @@ type batcher struct {
 	err      error
 }
 
-func newBatcher(db *badger.DB) *batcher {
-	return &batcher{db: db, wb: db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
+func newBatcher(db *badger.DB, size int) *batcher {
+	return &batcher{db: db, size: size, wb: db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
 }
 
 // set queues one write. The value must not be modified afterwards.
@@ -51,7 +47,7 @@ func (b *batcher) set(key, value []byte) error {
 		return err
 	}
 	b.pending += len(key) + len(value)
-	if b.pending < batchBytes {
+	if b.pending < b.size {
 		b.mu.Unlock()
 		return nil
 	}

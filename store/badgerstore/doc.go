@@ -6,7 +6,9 @@
 //
 // Open creates a store in a missing or empty directory and refuses anything else that is not
 // a store: a file, a directory holding other files, or another program's Badger database
-// (ErrNotStore). Badger locks the directory, so a second process gets ErrLocked ("store DIR is
+// (ErrNotStore). The subdirectory JournalsDir ("journals") holds the journals of live
+// recordings, which are sealed into the store but are not part of it: Open ignores it, so a
+// directory holding only journals is an empty store. Badger locks the directory, so a second process gets ErrLocked ("store DIR is
 // in use by another process"); several read-only openers may share it. A store whose writer
 // crashed must be opened read-write once, to replay its log: a read-only open says so with
 // ErrNeedsRecovery. OpenInMemory gives a store that lives in memory, for tests and one-shot
@@ -103,8 +105,10 @@
 // namespace, and described by a chunk list under the digest of the whole content; a chunk
 // shared by several blobs is stored once. Nothing holds a whole blob in memory: the writer's
 // goroutine reads and hashes the content in order and derives the keys, Options.Workers
-// goroutines compress the chunks and commit them in write batches of at most 16 MiB, and a few
-// chunks are in flight at a time. Chunk boundaries are the writer's choice, not part of the
+// goroutines compress the chunks and commit them in write batches of Options.WriteBatch bytes
+// (16 MiB by default; a writer holds up to three), and a few chunks are in flight at a time.
+// A writer with a tight memory budget (a live recording sealing its journal) opens the store
+// with one worker, smaller chunks and smaller batches. Chunk boundaries are the writer's choice, not part of the
 // format: a reader follows whatever chunk list it finds.
 //
 // Ingest is CPU-bound on a 2-core machine: each byte is hashed once with SHA-256 and compressed

@@ -91,6 +91,44 @@ func TestOpenCreatesAndReopens(t *testing.T) {
 	}
 }
 
+// TestOpenBesideJournals: the journals of live recordings live inside the store directory; a
+// directory holding only them is a new store, and a store keeps opening with them inside.
+func TestOpenBesideJournals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	journal := filepath.Join(dir, JournalsDir, "20260101T000000Z-1-abcd")
+	if err := os.MkdirAll(journal, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(journal, "journal"), []byte("records"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, Options{ReadOnly: true}); !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), "is empty") {
+		t.Fatalf("read-only open of a directory holding only journals = %v, want an empty store", err)
+	}
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := s.PutBlob(t.Context(), strings.NewReader("kept"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, readOnly := range []bool{false, true} {
+		s, err := Open(dir, Options{ReadOnly: readOnly})
+		if err != nil {
+			t.Fatalf("reopen (read-only %v): %v", readOnly, err)
+		}
+		if e, err := s.Stat(t.Context(), d); err != nil || e.Size != 4 {
+			t.Errorf("reopen (read-only %v): blob %s: %+v %v", readOnly, d, e, err)
+		}
+		s.Close()
+	}
+	if b, err := os.ReadFile(filepath.Join(journal, "journal")); err != nil || string(b) != "records" {
+		t.Errorf("the journal changed: %q %v", b, err)
+	}
+}
+
 func TestOpenInUse(t *testing.T) {
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})

@@ -28,6 +28,12 @@ type Options struct {
 	// GOMAXPROCS). OpenBlob fetches and decompresses as many chunks ahead of its reader.
 	Workers int
 
+	// WriteBatch is how many bytes of chunks a large write gathers before it commits them
+	// (default DefaultWriteBatch). Badger sizes its transactions by key count for values kept
+	// in the value log, so without this bound a batch of large chunks would hold gigabytes in
+	// memory; a writer holds up to three batches at once (one filling, two committing).
+	WriteBatch int
+
 	// ValueThreshold is the stored value size from which Badger keeps a value in its value
 	// log rather than in the LSM tree (default DefaultValueThreshold; ignored in memory).
 	ValueThreshold int64
@@ -43,6 +49,7 @@ const (
 	DefaultInMemoryChunkSize = 256 << 10
 	DefaultMaxObjectSize     = 64 << 20
 	DefaultValueThreshold    = 64 << 10
+	DefaultWriteBatch        = 16 << 20
 
 	// minChunkSize keeps chunk lists and per-chunk overhead sane.
 	minChunkSize = 1 << 10
@@ -74,6 +81,9 @@ func (o Options) resolved(inMemory bool) (Options, error) {
 	}
 	if o.ValueThreshold == 0 {
 		o.ValueThreshold = DefaultValueThreshold
+	}
+	if o.WriteBatch <= 0 {
+		o.WriteBatch = DefaultWriteBatch
 	}
 	return o, nil
 }

@@ -140,7 +140,7 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind byte, upgrade bool) (store.Digest, int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	p := &chunkPipeline{s: s, batch: newBatcher(s.db), jobs: make(chan chunkJob, s.opts.Workers)}
+	p := &chunkPipeline{s: s, batch: newBatcher(s.db, s.opts.WriteBatch), jobs: make(chan chunkJob, s.opts.Workers)}
 	var workers sync.WaitGroup
 	for range s.opts.Workers {
 		workers.Go(func() { p.work(ctx, cancel) })

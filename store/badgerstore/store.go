@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -72,6 +73,11 @@ func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]..
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
 func refKey(name string) []byte        { return append([]byte{nsRef}, name...) }
 
+// JournalsDir is the directory inside a store directory reserved for the journals of live
+// recordings (package recorder/journal): Open ignores it, and a store directory holding only
+// it is empty. The journals are not part of the store; they are sealed into it.
+const JournalsDir = "journals"
+
 // Open opens the store in dir, creating it if dir does not exist or is empty (unless
 // opts.ReadOnly). A directory holding anything else is refused with ErrNotStore, and a store
 // another process holds open with ErrLocked.
@@ -130,6 +136,14 @@ func newStore(db *badger.DB, o Options, dir string) *Store {
 	return &Store{db: db, opts: o, dir: dir, chunkBufs: make(chan *[]byte, 4*o.Workers+4)}
 }
 
+// CheckDir reports whether a store can be created or opened in dir, without opening it (nor
+// waiting for another process that holds it): ErrNotStore when dir is a file or holds other
+// files. It does not tell a store from another program's Badger database; Open does.
+func CheckDir(dir string) error {
+	_, err := checkDir(dir, false)
+	return err
+}
+
 // checkDir reports whether dir is absent or empty (a new store), and refuses files and
 // directories that hold something other than a Badger database.
 func checkDir(dir string, readOnly bool) (fresh bool, err error) {
@@ -150,6 +164,7 @@ func checkDir(dir string, readOnly bool) (fresh bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("badgerstore: %w", err)
 	}
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return e.Name() == JournalsDir && e.IsDir() })
 	if len(entries) == 0 {
 		if readOnly {
 			return false, fmt.Errorf("%w: %s is empty", ErrNotStore, dir)

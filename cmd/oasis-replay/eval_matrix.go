@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/evallib"
+)
+
+func evalMatrixCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "matrix",
+		Usage:     "run every scenario × (baseline + every variation), record every run and seal the matrix",
+		ArgsUsage: "[SCENARIO...]",
+		Description: "Runs the agent --runs times on every cell: each SCENARIO (default: every scenario in the\n" +
+			"store) under the baseline and under each --variation (default: every variation of the\n" +
+			"catalogue), one variation at a time, --parallel runs at once. A cell whose runs are already\n" +
+			"recorded for the same agent and request is reused unless --rerun, so re-running a matrix\n" +
+			"after an interruption or an update re-executes only what changed. Results do not depend on\n" +
+			"--parallel. The store is opened only to seal finished runs, never while agents run.\n\n" +
+			"The matrix is sealed as a bundle naming every cell's run bundles; its verdict (match rate,\n" +
+			"shift magnitude, noise floor, flag per cell) is stored with its receipt, every flagged cell\n" +
+			"gets an open review item, and the cells are compared with the previous matrix of the same\n" +
+			"scenarios. `oasis-replay replay MATRIX` re-derives every number from the bundles.\n\n" +
+			"Exit status: 0 sealed, nothing flagged, no regression; 1 sealed with flagged cells or\n" +
+			"regressions against the previous matrix; 2 bad usage, unknown scenario or variation, unusable\n" +
+			"agent, or interrupted (the finished runs are kept: run it again to finish).",
+		Flags: append(evalAgentFlags(),
+			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "`P` runs at once"},
+			&cli.StringSliceFlag{Name: "variation", Usage: "a variation `ID` to include (repeatable; default: all)"},
+		),
+		Action: runEvalMatrix,
+	}
+}
+
+func runEvalMatrix(c *cli.Context) error {
+	if c.Int("parallel") < 1 || c.Int("runs") < 1 {
+		return argsError(c, "--parallel and --runs must be at least 1")
+	}
+	e, err := newEvalSetup(c)
+	if err != nil {
+		return err
+	}
+	opts := evallib.PlanOptions{Scenarios: c.Args().Slice(), Variations: c.StringSlice("variation"), Baseline: true,
+		Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
+	plan, err := e.plan(c, opts)
+	if err != nil {
+		return err
+	}
+	progress := newCellProgress(c.App.ErrWriter, plan)
+	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"), Limits: e.limits,
+		Recorder: recorderInfo("eval matrix"), Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")}, e.thresholds)
+	progress.finish()
+	if err != nil {
+		return err
+	}
+	report := evallib.NewReport(&evallib.MatrixSummary{Bundle: res.Bundle, Manifest: res.Manifest, Verdict: res.Verdict}, res.Previous)
+	if c.Bool("json") {
+		err = report.WriteJSON(c.App.Writer)
+	} else {
+		fmt.Fprintf(c.App.Writer, "%d cells, %d runs: %d recorded now, %d reused\n",
+			len(plan.Cells), len(plan.Cells)*opts.Runs, len(plan.Jobs), plan.ReusedRuns)
+		err = report.WriteText(c.App.Writer, colorOutput(c))
+		if err == nil && len(res.Opened) > 0 {
+			fmt.Fprintf(c.App.Writer, "\nopened review item(s): %s (see eval review ls)\n", strings.Join(res.Opened, ", "))
+		}
+		if err == nil {
+			fmt.Fprintf(c.App.Writer, "\nsealed matrix %s\n", res.Bundle)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if res.Verdict.Flagged > 0 || report.Regressions() > 0 {
+		return reported{status: exitMismatch}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/oasis-replay/oasis-replay/recorder/evalrun/evalruntest"
+)
+
+// evalTestAgent is an Eval Library agent for the scripts: it reads one request on stdin and
+// answers according to its mode (the first argument):
+//
+//	pressure  answers as evalruntest.Pressure
+//	fail      prints an answer, then exits with status 3
+//	hang      sleeps for a minute
+//	flood     prints 64 MiB
+//	text      answers in prose
+func evalTestAgent() {
+	mode := "pressure"
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	request, err := io.ReadAll(os.Stdin)
+	var req struct {
+		Scenario struct {
+			ID string `json:"id"`
+		} `json:"scenario"`
+		Addition string `json:"system_prompt_addition"`
+	}
+	if err == nil {
+		err = json.Unmarshal(request, &req)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "eval-agent: bad request:", err)
+		os.Exit(4)
+	}
+	fmt.Fprintf(os.Stderr, "eval-agent: %s, %d bytes of system prompt addition\n", req.Scenario.ID, len(req.Addition))
+	switch mode {
+	case "fail":
+		fmt.Println(`{"action":"escalate_to_owner"}`)
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Minute)
+	case "flood":
+		chunk := strings.Repeat("x", 1<<20)
+		for range 64 {
+			if _, err := io.WriteString(os.Stdout, chunk); err != nil {
+				os.Exit(1)
+			}
+		}
+		return
+	case "text":
+		fmt.Println("I would escalate this to the owner.")
+		return
+	}
+	os.Stdout.Write(append(evalruntest.Pressure(request, ""), '\n'))
+}

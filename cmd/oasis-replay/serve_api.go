@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/evallib"
+	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
+	"github.com/oasis-replay/oasis-replay/serve"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+func serveAPICommand() *cli.Command {
+	return &cli.Command{
+		Name:  "api",
+		Usage: "serve the Eval Library API and its pages (report, review queue) over the store",
+		Description: "Endpoints (every request needs Authorization: Bearer <JWT>):\n" +
+			"  POST /api/v1/eval/scenarios                 add a scenario (the body is the scenario JSON)\n" +
+			"  GET  /api/v1/eval/scenarios                 list the scenarios\n" +
+			"  POST /api/v1/eval/scenarios/auto-generate   draft scenarios from recorded skill.invoke spans\n" +
+			"  GET  /api/v1/eval/runs                      runs of the latest matrix (?matrix= scenario= variation= flagged= status=)\n" +
+			"  POST /api/v1/eval/matrix                    run a matrix in the background: {scenario_ids, variation_types, parallel}\n" +
+			"  GET  /api/v1/eval/matrix/{job}              the state of a background matrix\n" +
+			"  GET  /api/v1/eval/summary                   match rates, shift distribution, flagged count\n" +
+			"  GET  /api/v1/eval/review                    the review queue; POST /api/v1/eval/review/{item} {state, note}\n" +
+			"  GET  /eval/report, /eval/review             the HTML report and review queue\n\n" +
+			"Tokens are JWTs signed with HS256 under --jwt-secret-file (at least 32 bytes) or with EdDSA under\n" +
+			"the Ed25519 key of --jwt-public-key (PEM); exp is required, nbf enforced; a missing, expired or\n" +
+			"badly signed token gets 401 and nothing else. The store is opened for each request only, so\n" +
+			"other commands keep working. Errors are JSON: {\"error\": {\"code\", \"message\"}}.\n\n" +
+			"Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad usage, no key, or the address in use.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Required: true, Usage: "listen on `ADDR` (host:port; port 0 picks one)"},
+			&cli.StringFlag{Name: "jwt-secret-file", Usage: "verify HS256 tokens with the secret in `FILE`"},
+			&cli.StringFlag{Name: "jwt-public-key", Usage: "verify EdDSA tokens with the Ed25519 public key in `FILE` (PEM)"},
+			&cli.StringFlag{Name: "agent", Usage: "the agent POSTed matrices run (`CMD` or an http(s):// endpoint; without it they are refused)"},
+			&cli.StringFlag{Name: "agent-version", Usage: "a `LABEL` for the agent's version"},
+			&cli.DurationFlag{Name: "timeout", Value: evalrun.DefaultTimeout, Usage: "per-run `DURATION`"},
+			&cli.Int64Flag{Name: "max-answer-bytes", Value: evalrun.DefaultMaxAnswer, Usage: "the largest answer kept, in `BYTES`"},
+			&cli.IntFlag{Name: "parallel", Value: 4, Usage: "`P` runs at once for a matrix asking for \"parallel\": true"},
+			&cli.IntFlag{Name: "runs", Value: 1, Usage: "`N` runs per cell when a request does not say"},
+			&cli.StringSliceFlag{Name: "variations", Usage: "a catalogue `FILE` extending the built-in variations (repeatable)"},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "flag threshold of a risk level, `LEVEL=VALUE` (repeatable)"},
+			&cli.StringFlag{Name: "spool-dir", Usage: "`DIR` for the agents' output until it is sealed"},
+			&cli.Int64Flag{Name: "max-body-bytes", Value: serve.DefaultMaxBody, Usage: "the largest request body, in `BYTES`"},
+		},
+		Action: runServeAPI,
+	}
+}
+
+func runServeAPI(c *cli.Context) error {
+	auth, err := serveAuth(c)
+	if err != nil {
+		return err
+	}
+	cfg, err := evalAPIConfig(c)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return fmt.Errorf("%w: %v", errBadUsage, err)
+	}
+	api := serve.NewEvalAPI(c.Context, cfg)
+	mux := http.NewServeMux()
+	api.Routes(mux)
+	mux.Handle("/", serve.Handler(func(w http.ResponseWriter, r *http.Request) error {
+		return serve.Errorf(http.StatusNotFound, "not_found", "no endpoint %s", r.URL.Path)
+	}))
+	fmt.Fprintf(c.App.ErrWriter, "serving the Eval Library API on http://%s\n", l.Addr())
+	err = serve.Run(c.Context, l, auth.Require(mux))
+	api.Wait()
+	return err
+}
+
+// serveAuth reads the token key: exactly one of --jwt-secret-file and --jwt-public-key.
+func serveAuth(c *cli.Context) (*serve.Auth, error) {
+	secret, public := c.String("jwt-secret-file"), c.String("jwt-public-key")
+	switch {
+	case secret == "" && public == "":
+		return nil, argsError(c, "give --jwt-secret-file or --jwt-public-key: the API never runs without authentication")
+	case secret != "" && public != "":
+		return nil, argsError(c, "give --jwt-secret-file or --jwt-public-key, not both")
+	}
+	name := secret + public
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if secret != "" {
+		return serve.NewHS256Auth(b)
+	}
+	return serve.NewEd25519Auth(b)
+}
+
+func evalAPIConfig(c *cli.Context) (serve.EvalConfig, error) {
+	cfg := serve.EvalConfig{Open: serveOpener(c), Parallel: c.Int("parallel"), Runs: c.Int("runs"),
+		Recorder: recorderInfo("api"), SpoolDir: c.String("spool-dir"), MaxBody: c.Int64("max-body-bytes"),
+		Drafts: storeDrafts}
+	var err error
+	if cfg.Catalogue, err = evalCatalogue(c); err != nil {
+		return cfg, err
+	}
+	if cfg.Thresholds, err = evalThresholds(c); err != nil {
+		return cfg, err
+	}
+	if c.String("agent") != "" {
+		if cfg.Agent, cfg.Limits, err = evalAgent(c); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// serveOpener opens the --store for one request, waiting while another process holds it.
+func serveOpener(c *cli.Context) serve.Opener {
+	return func(ctx context.Context, write bool) (store.Store, func() error, error) {
+		mode := readOnly
+		if write {
+			mode = readWrite
+		}
+		s, err := openStoreWaiting(ctx, c, mode)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Close, nil
+	}
+}
+
+// storeDrafts drafts scenarios from the spans the store recorded, for auto-generate.
+func storeDrafts(ctx context.Context, s store.Store, device string, lookbackHours, max int) (any, error) {
+	spans, err := evallib.StoreSpans(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return evallib.DraftScenarios(evallib.Invocations(spans), evallib.DraftOptions{LookbackHours: lookbackHours, Max: max, Device: device})
+}

@@ -1,0 +1,40 @@
+// Package serve holds the HTTP servers of oasis-replay: what every server shares (Run with a
+// graceful shutdown, bearer-token authentication, size-limited bodies, JSON errors) and the
+// Eval Library API (EvalAPI), with room for more servers beside it.
+//
+// # Authentication
+//
+// Auth verifies JWTs with github.com/golang-jwt/jwt/v5: HS256 under a shared secret (at least
+// 32 bytes) or EdDSA under an Ed25519 public key, never another algorithm. exp is required and
+// enforced, nbf enforced when present. Require answers any request without a valid bearer token
+// with 401, an empty body and the WWW-Authenticate challenge, whatever was wrong with it.
+//
+// # Errors and bodies
+//
+// Errors are {"error": {"code", "message"}} with a fitting status; bad input names its line and
+// column ("request body:1:48: risk_level: …"). Bodies are read up to a limit (413 beyond).
+//
+// # The Eval Library API
+//
+// The endpoints of the description's API reference, over the same store as the CLI:
+//
+//	POST /api/v1/eval/scenarios                 add a scenario (201, or 200 when unchanged)
+//	GET  /api/v1/eval/scenarios                 list the scenarios
+//	POST /api/v1/eval/scenarios/auto-generate   draft scenarios from recorded skill.invoke spans
+//	GET  /api/v1/eval/runs                      runs of a matrix; filters scenario, variation,
+//	                                            flagged, status, matrix
+//	POST /api/v1/eval/matrix                    {scenario_ids, variation_types, parallel, runs,
+//	                                            rerun}: runs in the background (202)
+//	GET  /api/v1/eval/matrix/{job}              the job: running, done (with its matrix),
+//	                                            failed or interrupted
+//	GET  /api/v1/eval/summary                   match rates, shift distribution, flagged count,
+//	                                            review states
+//	GET  /api/v1/eval/review                    the review queue
+//	POST /api/v1/eval/review/{item}             {state, note}; who is the token's sub claim
+//	GET  /eval/report, /eval/review             the HTML report and review queue
+//
+// The store is opened for each request only (one request at a time in the process), so other
+// commands and processes keep using it; a background matrix seals its runs taking its turn with
+// the requests. One matrix runs at a time. The pages are self-contained and served with a
+// Content-Security-Policy that lets them load nothing.
+package serve

@@ -1,0 +1,360 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/oasis-replay/oasis-replay/evallib"
+	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
+	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
+	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// Opener opens the store for the time of one request (write says whether it will write); the
+// returned function closes it. The server never holds the store between requests, so other
+// commands can use it.
+type Opener func(ctx context.Context, write bool) (store.Store, func() error, error)
+
+// EvalConfig configures the Eval Library API.
+type EvalConfig struct {
+	Open Opener
+	// Agent runs the matrices POSTed to the API; nil refuses them.
+	Agent      evalrun.Agent
+	Limits     evalrun.Limits
+	Catalogue  *evalfmt.Catalogue
+	Thresholds evalmetric.Thresholds
+	// Parallel is the number of runs at once of a matrix asking for "parallel": true; Runs
+	// the runs per cell when a request does not say.
+	Parallel int
+	Runs     int
+	Recorder store.RecorderInfo
+	SpoolDir string
+	// MaxBody bounds request bodies; zero means DefaultMaxBody.
+	MaxBody int64
+	// Drafts drafts scenarios from the spans in the store for auto-generate; nil answers 501.
+	Drafts DraftFunc
+}
+
+// DraftFunc drafts scenarios from recorded telemetry: lookback hours counted back from the
+// newest span, at most max drafts, for one device when device is not empty.
+type DraftFunc func(ctx context.Context, r store.Store, device string, lookbackHours, max int) (any, error)
+
+// EvalAPI serves the Eval Library's endpoints (the description's API reference) and its pages.
+type EvalAPI struct {
+	cfg EvalConfig
+	// storeMu lets one request (or one sealing batch) at a time open the store in this process: the store admits one writer.
+	storeMu sync.Mutex
+	jobs    *jobs
+}
+
+// NewEvalAPI returns the API. Close stops its background matrices (their finished runs are
+// kept).
+func NewEvalAPI(ctx context.Context, cfg EvalConfig) *EvalAPI {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Parallel < 1 {
+		cfg.Parallel = 1
+	}
+	if cfg.Runs < 1 {
+		cfg.Runs = 1
+	}
+	a := &EvalAPI{cfg: cfg}
+	a.jobs = newJobs(ctx)
+	return a
+}
+
+// Wait waits for the background matrices to end (they end when the context given to
+// NewEvalAPI does).
+func (a *EvalAPI) Wait() { a.jobs.wait() }
+
+// Routes registers the API and its pages on mux.
+func (a *EvalAPI) Routes(mux *http.ServeMux) {
+	mux.Handle("/api/v1/eval/scenarios", a.method(http.MethodPost, a.addScenario, http.MethodGet, a.listScenarios))
+	mux.Handle("/api/v1/eval/scenarios/auto-generate", a.method(http.MethodPost, a.autoGenerate))
+	mux.Handle("/api/v1/eval/runs", a.method(http.MethodGet, a.listRuns))
+	mux.Handle("/api/v1/eval/matrix", a.method(http.MethodPost, a.startMatrix))
+	mux.Handle("/api/v1/eval/matrix/{job}", a.method(http.MethodGet, a.matrixJob))
+	mux.Handle("/api/v1/eval/summary", a.method(http.MethodGet, a.summary))
+	mux.Handle("/api/v1/eval/review", a.method(http.MethodGet, a.listReview))
+	mux.Handle("/api/v1/eval/review/{item}", a.method(http.MethodPost, a.changeReview))
+	mux.Handle("/eval/report", a.method(http.MethodGet, a.reportPage))
+	mux.Handle("/eval/review", a.method(http.MethodGet, a.reviewPage))
+}
+
+// method dispatches on the request method: pairs of method and handler; any other method is
+// a JSON 405.
+func (a *EvalAPI) method(pairs ...any) http.Handler {
+	return Handler(func(w http.ResponseWriter, r *http.Request) error {
+		var allowed []string
+		for i := 0; i+1 < len(pairs); i += 2 {
+			m := pairs[i].(string)
+			allowed = append(allowed, m)
+			if r.Method == m {
+				return pairs[i+1].(func(http.ResponseWriter, *http.Request) error)(w, r)
+			}
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		return Errorf(http.StatusMethodNotAllowed, "method_not_allowed", "%s is not allowed here (allowed: %s)", r.Method, strings.Join(allowed, ", "))
+	})
+}
+
+// withStore runs use with the store open, one request at a time in this process.
+func (a *EvalAPI) withStore(ctx context.Context, write bool, use func(s store.Store) error) error {
+	a.storeMu.Lock()
+	defer a.storeMu.Unlock()
+	s, closeStore, err := a.cfg.Open(ctx, write)
+	if err != nil {
+		return Errorf(http.StatusServiceUnavailable, "store_unavailable", "the store cannot be opened now: %v", err)
+	}
+	useErr := use(s)
+	if err := closeStore(); useErr == nil && err != nil {
+		return err
+	}
+	return useErr
+}
+
+// sealOpener is the runner's opener, taking its turn with the requests.
+func (a *EvalAPI) sealOpener() evalrun.Opener {
+	return func(ctx context.Context) (store.Store, func() error, error) {
+		a.storeMu.Lock()
+		s, closeStore, err := a.cfg.Open(ctx, true)
+		if err != nil {
+			a.storeMu.Unlock()
+			return nil, nil, err
+		}
+		return s, func() error { defer a.storeMu.Unlock(); return closeStore() }, nil
+	}
+}
+
+// inputError turns the library's bad-input errors into a 400 (or 404 for unknown things), and
+// leaves the others as they are.
+func inputError(err error) error {
+	var de *doc.Error
+	switch {
+	case errors.Is(err, evallib.ErrUnknownScenario), errors.Is(err, evalfmt.ErrUnknownVariation), errors.Is(err, evallib.ErrNoMatrix):
+		return Errorf(http.StatusNotFound, "not_found", "%v", err)
+	case errors.Is(err, evallib.ErrReview):
+		return Errorf(http.StatusConflict, "review_conflict", "%v", err)
+	case errors.Is(err, evalfmt.ErrScenario), errors.Is(err, evalmetric.ErrThreshold), errors.As(err, &de):
+		return Errorf(http.StatusBadRequest, "invalid_input", "%v", err)
+	}
+	return err
+}
+
+// parseBody reads and parses a JSON request body.
+func (a *EvalAPI) parseBody(w http.ResponseWriter, r *http.Request) (*doc.Node, []byte, error) {
+	b, err := ReadBody(w, r, a.cfg.MaxBody)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := doc.ParseJSON("request body", b, doc.Limits{MaxBytes: a.cfg.MaxBody, MaxDepth: 64})
+	if err != nil {
+		return nil, nil, Errorf(http.StatusBadRequest, "invalid_json", "%v", err)
+	}
+	return n, b, nil
+}
+
+func (a *EvalAPI) addScenario(w http.ResponseWriter, r *http.Request) error {
+	n, body, err := a.parseBody(w, r)
+	if err != nil {
+		return err
+	}
+	s, err := evalfmt.ScenarioFromNode(n)
+	if err != nil {
+		return inputError(err)
+	}
+	var added evallib.Added
+	err = a.withStore(r.Context(), true, func(st store.Store) (err error) {
+		added, err = evallib.AddScenario(r.Context(), st, s, "api", body)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if !added.Created {
+		status = http.StatusOK
+	}
+	WriteJSON(w, status, map[string]any{"id": added.ID, "version": added.Version, "created": added.Created,
+		"object": added.Object, "content": s.Digest()})
+	return nil
+}
+
+func (a *EvalAPI) listScenarios(w http.ResponseWriter, r *http.Request) error {
+	var list []*store.EvalScenario
+	err := a.withStore(r.Context(), false, func(st store.Store) (err error) {
+		list, err = evallib.ListScenarios(r.Context(), st)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, v := range list {
+		out = append(out, map[string]any{"id": v.ID, "version": v.Version, "name": v.Name, "risk_level": v.RiskLevel, "content": v.Content.Digest})
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"scenarios": out})
+	return nil
+}
+
+// matrixOf loads the matrix of the request's matrix parameter, or the latest one.
+func matrixOf(r *http.Request, st store.Store) (*evallib.MatrixSummary, error) {
+	arg := r.URL.Query().Get("matrix")
+	if arg == "" {
+		return evallib.LatestMatrix(r.Context(), st)
+	}
+	d, err := store.Resolve(r.Context(), st, arg)
+	if err != nil {
+		return nil, Errorf(http.StatusNotFound, "not_found", "%v", err)
+	}
+	m, err := store.LoadBundleManifest(r.Context(), st, d)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := m.(*store.EvalMatrix); !ok {
+		return nil, Errorf(http.StatusBadRequest, "not_a_matrix", "bundle %s is a %s, not a matrix", d.Short(), m.ObjectKind())
+	}
+	return evallib.LoadMatrix(r.Context(), st, d)
+}
+
+func (a *EvalAPI) listRuns(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := evallib.RunFilter{Scenario: q.Get("scenario"), Variation: q.Get("variation"), Flagged: q.Get("flagged"), Status: q.Get("status")}
+	if f.Flagged != "" && f.Flagged != "true" && f.Flagged != "false" {
+		return Errorf(http.StatusBadRequest, "bad_filter", "flagged=%q: want true or false", f.Flagged)
+	}
+	if f.Status != "" && f.Status != store.EvalRunOK && f.Status != store.EvalRunFailed {
+		return Errorf(http.StatusBadRequest, "bad_filter", "status=%q: want ok or failed", f.Status)
+	}
+	var m *evallib.MatrixSummary
+	err := a.withStore(r.Context(), false, func(st store.Store) (err error) {
+		m, err = matrixOf(r, st)
+		return err
+	})
+	if errors.Is(err, evallib.ErrNoMatrix) {
+		WriteJSON(w, http.StatusOK, map[string]any{"matrix": nil, "runs": []any{}})
+		return nil
+	}
+	if err != nil {
+		return inputError(err)
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"matrix": m.Bundle, "runs": m.Runs(f)})
+	return nil
+}
+
+func (a *EvalAPI) summary(w http.ResponseWriter, r *http.Request) error {
+	var (
+		m       *evallib.MatrixSummary
+		reviews []evallib.ReviewItem
+	)
+	err := a.withStore(r.Context(), false, func(st store.Store) (err error) {
+		if m, err = matrixOf(r, st); err != nil {
+			return err
+		}
+		reviews, err = evallib.Reviews(r.Context(), st, "")
+		return err
+	})
+	if err != nil {
+		return inputError(err)
+	}
+	WriteJSON(w, http.StatusOK, evallib.Summarize(m, reviews))
+	return nil
+}
+
+func (a *EvalAPI) listReview(w http.ResponseWriter, r *http.Request) error {
+	state := r.URL.Query().Get("state")
+	var items []evallib.ReviewItem
+	err := a.withStore(r.Context(), false, func(st store.Store) (err error) {
+		items, err = evallib.Reviews(r.Context(), st, state)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := make([]*store.EvalReview, len(items))
+	for i, it := range items {
+		out[i] = it.EvalReview
+	}
+	WriteJSON(w, http.StatusOK, map[string]any{"items": out})
+	return nil
+}
+
+// changeReview moves a review item to the state of the body ({"state", "note"}); who made the
+// change is the token's subject.
+func (a *EvalAPI) changeReview(w http.ResponseWriter, r *http.Request) error {
+	n, _, err := a.parseBody(w, r)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		State string `json:"state" doc:"required"`
+		Note  string `json:"note" doc:"required"`
+	}
+	if err := doc.Decode(n, &body); err != nil {
+		return Errorf(http.StatusBadRequest, "invalid_input", "%v", err)
+	}
+	who := ClaimsOf(r.Context()).Subject
+	if who == "" {
+		return Errorf(http.StatusForbidden, "no_subject", "the token has no sub claim: a review change needs to say who made it")
+	}
+	var item *evallib.ReviewItem
+	err = a.withStore(r.Context(), true, func(st store.Store) (err error) {
+		item, err = evallib.Transition(r.Context(), st, r.PathValue("item"), body.State, body.Note, who)
+		return err
+	})
+	if err != nil {
+		return inputError(err)
+	}
+	WriteJSON(w, http.StatusOK, item.EvalReview)
+	return nil
+}
+
+func (a *EvalAPI) reportPage(w http.ResponseWriter, r *http.Request) error {
+	var report *evallib.Report
+	err := a.withStore(r.Context(), false, func(st store.Store) error {
+		m, err := matrixOf(r, st)
+		if err != nil {
+			return err
+		}
+		var previous *evallib.MatrixSummary
+		if m.Manifest.Previous != nil {
+			if previous, err = evallib.LoadMatrix(r.Context(), st, *m.Manifest.Previous); errors.Is(err, store.ErrNotFound) {
+				previous, err = nil, nil
+			}
+		}
+		report = evallib.NewReport(m, previous)
+		return err
+	})
+	if err != nil {
+		return inputError(err)
+	}
+	pageHeaders(w)
+	return report.WriteHTML(w)
+}
+
+func (a *EvalAPI) reviewPage(w http.ResponseWriter, r *http.Request) error {
+	var items []evallib.ReviewItem
+	err := a.withStore(r.Context(), false, func(st store.Store) (err error) {
+		items, err = evallib.Reviews(r.Context(), st, "")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	pageHeaders(w)
+	return evallib.WriteReviewHTML(w, items)
+}
+
+// pageHeaders marks an HTML page, and forbids it to load anything: the pages are
+// self-contained, so nothing injected into one could fetch or run anything either.
+func pageHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+}
