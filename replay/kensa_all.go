@@ -49,9 +49,9 @@ func ReplayAllKensa(ctx context.Context, s store.Store, scenarios []string) ([]K
 	return out, nil
 }
 
-// SaveAllKensa stores the verdicts and receipts of runs as SaveReceipt does, with one sync
-// before the refs instead of one per run.
-func SaveAllKensa(ctx context.Context, w Writer, runs []KensaReplayed) error {
+// SaveAllKensa stores the verdicts and receipts of runs as SaveReceipt does, with one sync and
+// one write of the refs (store.SetRefs) instead of one of each per run.
+func SaveAllKensa(ctx context.Context, w store.Store, runs []KensaReplayed) error {
 	for _, r := range runs {
 		for _, obj := range []struct {
 			b    []byte
@@ -69,11 +69,12 @@ func SaveAllKensa(ctx context.Context, w Writer, runs []KensaReplayed) error {
 	if err := w.Sync(ctx); err != nil {
 		return fmt.Errorf("replay: sync: %w", err)
 	}
-	for _, r := range runs {
-		ref := store.ReceiptRefName(r.Receipt)
-		if err := w.SetRef(ctx, ref, r.Receipt); err != nil {
-			return fmt.Errorf("replay: ref %s: %w", ref, err)
-		}
+	refs := make([]store.Ref, len(runs))
+	for i, r := range runs {
+		refs[i] = store.Ref{Name: store.ReceiptRefName(r.Receipt), Digest: r.Receipt}
+	}
+	if err := store.SetRefs(ctx, w, refs); err != nil {
+		return fmt.Errorf("replay: receipt refs: %w", err)
 	}
 	return nil
 }

@@ -101,6 +101,54 @@ type Writer = store.Store
 
 // Seal writes r's evidence and seals its bundle, returning the bundle id.
 func Seal(ctx context.Context, s Writer, r *Record, version string, tags ...string) (store.Digest, error) {
+	m, err := prepare(ctx, s, r, version)
+	if err != nil {
+		return store.Digest{}, err
+	}
+	return store.Seal(ctx, s, m, tags...)
+}
+
+// SealAll writes the evidence of every record and seals them as store.SealAll does: one sync
+// for all, the bundle refs in one write when the store allows, so that each bundle is sealed
+// complete or not at all. tags, when not nil, names each record's tags; a tag named by several
+// records is the last one's. It returns the bundle ids in the order of records.
+func SealAll(ctx context.Context, s Writer, records []*Record, version string, tags func(*Record) []string) ([]store.Digest, error) {
+	ms := make([]store.Manifest, len(records))
+	last := map[string]int{}
+	var order []string
+	for i, r := range records {
+		m, err := prepare(ctx, s, r, version)
+		if err != nil {
+			return nil, err
+		}
+		ms[i] = m
+		if tags == nil {
+			continue
+		}
+		for _, t := range tags(r) {
+			name, err := store.TagRefName(t)
+			if err != nil {
+				return nil, err
+			}
+			if _, seen := last[name]; !seen {
+				order = append(order, name)
+			}
+			last[name] = i
+		}
+	}
+	var extra []store.Ref
+	for _, name := range order {
+		_, desc, err := store.Encode(ms[last[name]])
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, store.Ref{Name: name, Digest: desc.Digest})
+	}
+	return store.SealAll(ctx, s, ms, extra)
+}
+
+// prepare writes r's evidence (blobs, then objects) and returns the manifest to seal.
+func prepare(ctx context.Context, s Writer, r *Record, version string) (*store.KensaRun, error) {
 	w := &writer{ctx: ctx, s: s}
 	ev := w.evidence(r)
 	m := &store.KensaRun{
@@ -121,9 +169,9 @@ func Seal(ctx context.Context, s Writer, r *Record, version string, tags ...stri
 		m.ClaimedRun = w.blobPtr(r.ClaimedRun, store.MediaTypeKensaScenarioRun)
 	}
 	if w.err != nil {
-		return store.Digest{}, fmt.Errorf("kensa: record %s run %s: %w", m.Scenario, r.RunID, w.err)
+		return nil, fmt.Errorf("kensa: record %s run %s: %w", m.Scenario, r.RunID, w.err)
 	}
-	return store.Seal(ctx, s, m, tags...)
+	return m, nil
 }
 
 // evidence stores the blobs of r's evidence and returns its evidence object, not yet stored.

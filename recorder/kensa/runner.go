@@ -178,8 +178,8 @@ func (r *runner) sealLoop(done chan<- struct{}) {
 	r.sealPending()
 }
 
-// sealPending seals the finished runs in one opening of the store, and removes their spool
-// directories once sealed.
+// sealPending seals the finished runs in one opening of the store and one sync (SealAll), and
+// removes their spool directories once sealed.
 func (r *runner) sealPending() {
 	r.mu.Lock()
 	batch := r.pending
@@ -191,22 +191,18 @@ func (r *runner) sealPending() {
 	// Sealing finishes even when ctx has ended: these runs are complete.
 	ctx := context.WithoutCancel(r.ctx)
 	err := r.open(func(s Writer) error {
-		for _, rec := range batch {
-			var tags []string
-			if r.tag != nil {
-				tags = r.tag(rec)
-			}
-			d, err := Seal(ctx, s, rec, r.opts.Version, tags...)
-			if err != nil {
-				return err
-			}
+		digests, err := SealAll(ctx, s, batch, r.opts.Version, r.tag)
+		if err != nil {
+			return err
+		}
+		for i, rec := range batch {
 			r.mu.Lock()
 			r.sum.Sealed++
 			if !Passed(rec.Status) {
 				r.sum.Failed++
 			}
 			r.mu.Unlock()
-			r.ev.Sealed(rec, d)
+			r.ev.Sealed(rec, digests[i])
 			if rec.spool != "" {
 				_ = os.RemoveAll(rec.spool)
 			}
