@@ -148,7 +148,7 @@ func EachKensa[T any](ctx context.Context, s store.Store, fn func(b *KensaBundle
 	}
 	close(next)
 	wg.Wait()
-	var out []T
+	out := make([]T, 0, len(bundles))
 	for i, err := range errs {
 		if err != nil {
 			return nil, err
@@ -160,21 +160,25 @@ func EachKensa[T any](ctx context.Context, s store.Store, fn func(b *KensaBundle
 	return out, ctx.Err()
 }
 
+// kensaRunKind is how a Kensa run's canonical manifest states its kind.
+var kensaRunKind = []byte(`"kind":"` + string(store.KindKensaRun) + `"`)
+
 // eachKensa calls fn with bundle d when it is a Kensa run; nil for another kind of bundle.
 func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, fn func(*KensaBundle) (T, error)) (*T, error) {
 	mb, err := r.s.GetObject(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", d, err)
 	}
-	h, err := store.PeekHeader(mb)
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", d, err)
-	}
-	if h.Kind != store.KindKensaRun {
+	// A manifest is canonical JSON: a Kensa run's holds its kind member spelled this way, and
+	// one without it is another kind of bundle, skipped without decoding.
+	if !bytes.Contains(mb, kensaRunKind) {
 		return nil, nil
 	}
 	b, err := r.load(ctx, d, mb)
 	if err != nil {
+		if h, herr := store.PeekHeader(mb); herr == nil && h.Kind != store.KindKensaRun {
+			return nil, nil // another kind whose manifest happens to hold the text
+		}
 		return nil, err
 	}
 	v, err := fn(b)
@@ -264,13 +268,16 @@ func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
 	if ok {
 		return b, nil
 	}
-	rc, _, err := r.s.OpenBlob(l.ctx, desc.Digest)
+	rc, size, err := r.s.OpenBlob(l.ctx, desc.Digest)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err = io.ReadAll(io.LimitReader(rc, maxEvidenceBlob))
-	if err != nil {
+	if size > maxEvidenceBlob {
+		return nil, fmt.Errorf("blob %s: %d bytes, more than replay reads (%d)", desc.Digest, size, maxEvidenceBlob)
+	}
+	b = make([]byte, 0, size+1) // +1: the read that finds the end
+	if b, err = readAll(rc, b); err != nil {
 		return nil, fmt.Errorf("blob %s: %w", desc.Digest, err)
 	}
 	if len(b) <= kensaCacheBlob {
@@ -290,6 +297,23 @@ func (l *kensaLoader) text(o *store.Output) (string, error) {
 	}
 	b, err := l.blob(o.Blob)
 	return string(b), err
+}
+
+// readAll reads r to its end into b, which has room for what r holds.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more than the store said: grow
+		}
+	}
 }
 
 // json reads a JSON blob (an input, a dataset row) as Python reads it, parsing each small one

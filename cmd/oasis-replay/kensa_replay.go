@@ -33,7 +33,7 @@ func kensaReplayCommand() *cli.Command {
 func runKensaReplay(c *cli.Context) error {
 	noStore := c.Bool("no-store")
 	return withStore(c, accessFor(noStore), func(s store.Store) error {
-		runs, err := replay.ReplayAllKensa(c.Context, s, c.Args().Slice())
+		runs, err := replay.ReplayAllKensa(c.Context, s, c.Args().Slice(), !noStore || c.Bool("json"))
 		if err != nil {
 			return err
 		}
