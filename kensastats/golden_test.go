@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
-	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -19,22 +17,7 @@ const twoWays = "../recorder/kensa/testdata/twoways"
 // The report over real Kensa's runs of the scripted agent, in text, JSON and HTML, is the one
 // in testdata, byte for byte (go test -update rewrites it).
 func TestReportGolden(t *testing.T) {
-	records, err := rkensa.PlanImport(twoWays)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := rkensa.Import(t.Context(), s, records, "test"); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := Gather(t.Context(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := importAndGather(t, twoWays)
 	rep := Compute(runs, nil)
 	for name, write := range map[string]func(*bytes.Buffer) error{
 		"stats.txt":  func(b *bytes.Buffer) error { return rep.WriteText(b) },

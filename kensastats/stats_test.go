@@ -11,9 +11,9 @@ import (
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
-// The statistics of the imported fixture equal Kensa's own aggregate (kensa-aggregate.json).
-func TestFixtureMatchesKensaAggregate(t *testing.T) {
-	dir := sharedtest.Path(t, "fixtures", "kensa")
+// importAndGather imports the .kensa directory of dir into a new store and gathers its runs.
+func importAndGather(t *testing.T, dir string) []Run {
+	t.Helper()
 	records, err := rkensa.PlanImport(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	if _, err := rkensa.Import(t.Context(), s, records, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +30,13 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runs
+}
+
+// The statistics of the imported fixture equal Kensa's own aggregate (kensa-aggregate.json).
+func TestFixtureMatchesKensaAggregate(t *testing.T) {
+	dir := sharedtest.Path(t, "fixtures", "kensa")
+	runs := importAndGather(t, dir)
 	rep := Compute(runs, nil)
 	b, err := os.ReadFile(filepath.Join(dir, "kensa-aggregate.json"))
 	if err != nil {

@@ -1,7 +1,6 @@
 package kensa
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/oasis-replay/oasis-replay/internal/doc"
@@ -27,14 +26,3 @@ func missing(n *doc.Node, key, format string, args ...any) error {
 
 // errorf is a message without a place yet, which invalid places.
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
-
-// fileError is an ErrInvalid error about a whole file, or about a line of it when line > 0.
-func fileError(file string, line int, format string, args ...any) error {
-	return &doc.Error{File: file, Line: line, Offset: -1, Msg: fmt.Sprintf(format, args...), Err: ErrInvalid}
-}
-
-// located reports whether err already names its place in a document.
-func located(err error) bool {
-	var e *doc.Error
-	return errors.As(err, &e)
-}

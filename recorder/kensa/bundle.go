@@ -99,15 +99,6 @@ const (
 // Writer is the part of the store sealing needs.
 type Writer = store.Store
 
-// Seal writes r's evidence and seals its bundle, returning the bundle id.
-func Seal(ctx context.Context, s Writer, r *Record, version string, tags ...string) (store.Digest, error) {
-	m, err := prepare(ctx, s, r, version)
-	if err != nil {
-		return store.Digest{}, err
-	}
-	return store.Seal(ctx, s, m, tags...)
-}
-
 // SealAll writes the evidence of every record and seals them as store.SealAll does: one sync
 // for all, the bundle refs in one write when the store allows, so that each bundle is sealed
 // complete or not at all. tags, when not nil, names each record's tags; a tag named by several

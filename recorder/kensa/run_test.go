@@ -12,6 +12,7 @@ import (
 
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/kensaagent"
+	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
@@ -249,9 +250,21 @@ func TestRunMisbehaving(t *testing.T) {
 	}
 	// Every run is sealed and replays to the same status.
 	s := newStore(t)
-	for _, rec := range recs {
-		if _, err := Seal(t.Context(), s, rec, "test"); err != nil {
-			t.Fatalf("%s: %v", rec.Definition.Scenario.ID, err)
+	digests, err := SealAll(t.Context(), s, recs, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range digests {
+		b, err := replay.LoadKensa(t.Context(), s, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := b.Evaluate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := evaluate(t, recs[i]); res.Result.Status != want.Status || deref(res.Result.Error) != deref(want.Error) {
+			t.Errorf("%s replays to %s %q, recorded %s %q", recs[i].Definition.Scenario.ID, res.Result.Status, deref(res.Result.Error), want.Status, deref(want.Error))
 		}
 	}
 }
