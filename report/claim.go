@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -264,7 +264,7 @@ func keys(n *node) []string {
 // ReadFile reads a claimed report from a file; the format is taken from the extension
 // (.yaml, .yml, .json) or sniffed.
 func ReadFile(path string) (*Claim, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(context.Background(), path)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -46,6 +47,9 @@ func runAudit(c *cli.Context) error {
 	format := c.String("format")
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
+	}
+	if err := checkInputs(flagInput(c, "report", inputfile.File)); err != nil {
+		return err
 	}
 	trusted, err := loadTrusted(c)
 	if err != nil {

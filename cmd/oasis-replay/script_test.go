@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/internal/kensaagent"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // TestMain lets the scripts run the program as a command: "oasis-replay" exits with the
@@ -39,8 +42,36 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "exit status %d\n", status)
 			os.Exit(status)
 		},
+		"hold-store": holdStore,
 		"eval-agent": evalTestAgent,
 	})
+}
+
+// holdStore is the scripts' `hold-store DIR PORT`: it opens the store in DIR for writing,
+// then listens on 127.0.0.1:PORT (for waitport) and holds the store until SIGINT or SIGTERM.
+func holdStore() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: hold-store DIR PORT")
+		os.Exit(2)
+	}
+	s, err := badgerstore.Open(os.Args[1], badgerstore.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", os.Args[2]))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer ln.Close()
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	<-stop
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // TestScripts runs every testdata/script/*.txtar. Each script gets its own store
