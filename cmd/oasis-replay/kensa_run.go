@@ -50,6 +50,8 @@ func kensaRunCommand() *cli.Command {
 }
 
 func runKensaRun(c *cli.Context) error {
+	// A live recording too: within the same memory budget, whatever the agents print.
+	limitMemory()
 	opts, err := kensaRunOptions(c)
 	if err != nil {
 		return err
