@@ -152,7 +152,9 @@ func (r *liveRecorder) wait(limit time.Duration) int {
 }
 
 // status reads a field of /proc/PID/status, in bytes; ok is false once the process is gone.
-func (r *liveRecorder) status(field string) (int64, bool) { return procStatus(r.cmd.Process.Pid, field) }
+func (r *liveRecorder) status(field string) (int64, bool) {
+	return procStatus(r.cmd.Process.Pid, field)
+}
 
 // procStatus reads a field of /proc/PID/status, in bytes; ok is false once the process is gone.
 func procStatus(pid int, field string) (int64, bool) {
