@@ -146,18 +146,23 @@ func (b *Bundle) Repeat(ctx context.Context, opts RepeatOptions) (*RepeatResult,
 // diverge describes how got differs from the baseline verdict.
 func diverge(baseline, s Setting, want *Result, got []byte) *Divergence {
 	d := &Divergence{Baseline: baseline, Setting: s, Want: want.Receipt.Verdict, Got: store.Sum(got)}
-	diffs, err := jsondiff.Diff(want.Canonical, got)
-	switch {
-	case errors.Is(err, jsondiff.ErrTruncated):
-		d.Truncated = true
-	case err != nil:
-		d.Err = fmt.Errorf("the verdicts cannot be compared: %w", err)
-	}
-	d.Differences = diffs
-	if len(diffs) > 0 {
-		d.Scenario, d.Field = locate(want.Verdict, diffs[0].Path)
+	d.Differences, d.Truncated, d.Err = verdictDiff(want.Canonical, got)
+	if len(d.Differences) > 0 {
+		d.Scenario, d.Field = locate(want.Verdict, d.Differences[0].Path)
 	}
 	return d
+}
+
+// verdictDiff lists the first differences between two canonical verdicts.
+func verdictDiff(want, got []byte) (diffs []jsondiff.Difference, truncated bool, err error) {
+	diffs, err = jsondiff.Diff(want, got)
+	switch {
+	case errors.Is(err, jsondiff.ErrTruncated):
+		return diffs, true, nil
+	case err != nil:
+		return diffs, false, fmt.Errorf("the verdicts cannot be compared: %w", err)
+	}
+	return diffs, false, nil
 }
 
 // locate maps a JSON Pointer into a verdict to the scenario it lies in and the field inside

@@ -64,7 +64,7 @@ func runAudit(c *cli.Context) error {
 			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
 		}
 		if other != nil {
-			if trusted != nil {
+			if trusted != nil && other.expect == nil {
 				return signingUnsupported(c, d, m)
 			}
 			return other.audit(c, s, d, m)

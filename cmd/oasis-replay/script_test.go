@@ -14,6 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/oasis-replay/oasis-replay/internal/kensaagent"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
@@ -22,7 +23,8 @@ import (
 // program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
 // so a script can check the exact status (`! oasis-replay-status …` then
 // `stderr 'exit status 2'`). "eval-agent MODE" is an Eval Library agent for the eval scripts
-// (evalagent_test.go).
+// (evalagent_test.go); "kensa-agent" is the scripted agent of the kensa run scripts
+// (internal/kensaagent).
 //
 // With OASIS_REPLAY_TEST_RUN_MAIN=1 the test binary is the program itself, so that the live
 // tests can run a recorder as a process of its own (see live_test.go).
@@ -32,6 +34,8 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		// kensa-agent is the scripted agent kensa run scripts run (internal/kensaagent).
+		"kensa-agent": func() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 		"oasis-replay-status": func() {
 			args := append([]string{"oasis-replay"}, os.Args[1:]...)
 			status := run(args, os.Stdin, os.Stdout, os.Stderr)
