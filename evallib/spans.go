@@ -56,7 +56,11 @@ func StoreSpans(ctx context.Context, s store.Store) ([]otlp.Span, error) {
 		if !ok {
 			continue
 		}
-		for _, src := range run.SpanSources {
+		ev, err := store.LoadKensaEvidence(ctx, s, run)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", d.Short(), err)
+		}
+		for _, src := range ev.SpanSources {
 			got, err := sourceSpans(ctx, s, src)
 			if err != nil {
 				return nil, fmt.Errorf("bundle %s: span source %s: %w", d.Short(), src.Path, err)

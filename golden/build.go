@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/oasis-replay/oasis-replay/internal/example"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
 	"github.com/oasis-replay/oasis-replay/recorder"
@@ -74,7 +75,7 @@ func build(ctx context.Context, s store.Store, dir, shared string, c *Case) (sto
 
 // importArchive imports an exported bundle, verifying every digest and size on the way.
 func importArchive(ctx context.Context, s store.Store, file string) (store.Digest, error) {
-	f, err := os.Open(file)
+	f, err := inputfile.Open(ctx, file)
 	if err != nil {
 		return store.Digest{}, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -274,7 +275,7 @@ func (c *Corpus) evaluate(ctx context.Context, cs *Case, opts Options, res *Case
 // readGolden reads a golden file; a missing one reads as nothing, which differs from any
 // output.
 func readGolden(file string) ([]byte, error) {
-	f, err := os.Open(file)
+	f, err := inputfile.Open(context.Background(), file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

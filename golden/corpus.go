@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 )
 
 // Sentinel errors of the package; messages name the corpus file concerned.
@@ -119,7 +121,7 @@ func splitName(file string) (name, suffix string) {
 }
 
 func readRecipe(file string) (*Recipe, error) {
-	f, err := os.Open(file)
+	f, err := inputfile.Open(context.Background(), file)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRecipe, err)
 	}

@@ -1,19 +1,19 @@
 package kensastats
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
-// The statistics of the imported fixture equal Kensa's own aggregate (kensa-aggregate.json).
-func TestFixtureMatchesKensaAggregate(t *testing.T) {
-	dir := sharedtest.Path(t, "fixtures", "kensa")
+// importAndGather imports the .kensa directory of dir into a new store and gathers its runs.
+func importAndGather(t *testing.T, dir string) []Run {
+	t.Helper()
 	records, err := rkensa.PlanImport(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +22,7 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
 	if _, err := rkensa.Import(t.Context(), s, records, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -30,48 +30,51 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runs
+}
+
+// The statistics of the imported fixture equal Kensa's own aggregate (kensa-aggregate.json).
+func TestFixtureMatchesKensaAggregate(t *testing.T) {
+	dir := sharedtest.Path(t, "fixtures", "kensa")
+	runs := importAndGather(t, dir)
 	rep := Compute(runs, nil)
 	b, err := os.ReadFile(filepath.Join(dir, "kensa-aggregate.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []struct {
-		ScenarioID   string             `json:"scenario_id"`
-		NumRuns      int                `json:"num_runs"`
-		PassRate     float64            `json:"pass_rate"`
-		PowK         map[string]float64 `json:"estimated_pass_rate_pow_k"`
-		Cost         map[string]float64 `json:"cost"`
-		Duration     map[string]float64 `json:"duration"`
-		HighVariance bool               `json:"high_variance"`
-		Assertions   []struct {
-			Name     string  `json:"name"`
-			PassRate float64 `json:"pass_rate"`
-		} `json:"assertion_stats"`
-	}
-	if err := json.Unmarshal(b, &want); err != nil {
+	agg, err := pyvalue.Loads("kensa-aggregate.json", b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Scenarios) != len(want) {
-		t.Fatalf("%d scenarios, want %d", len(rep.Scenarios), len(want))
+	if len(rep.Scenarios) != agg.Len() {
+		t.Fatalf("%d scenarios, want %d", len(rep.Scenarios), agg.Len())
 	}
-	for i, w := range want {
+	for i, w := range agg.Items() {
 		g := rep.Scenarios[i]
-		if g.ID != w.ScenarioID || g.Runs != w.NumRuns || g.PassRate.V != w.PassRate || g.KensaFlaky != w.HighVariance ||
-			g.PassK["3"].V != w.PowK["3"] || g.PassK["5"].V != w.PowK["5"] {
-			t.Errorf("%s: got %+v", w.ScenarioID, g)
+		num := func(v pyvalue.Value, path ...string) float64 {
+			for _, k := range path {
+				v, _ = v.Get(k)
+			}
+			f, _ := v.AsNumber()
+			return f
+		}
+		id, _ := w.Get("scenario_id")
+		hv, _ := w.Get("high_variance")
+		flaky, _ := hv.AsBool()
+		if g.ID != pyvalue.Str(id) || float64(g.Runs) != num(w, "num_runs") || g.PassRate.V != num(w, "pass_rate") || g.KensaFlaky != flaky ||
+			g.PassK["3"].V != num(w, "estimated_pass_rate_pow_k", "3") || g.PassK["5"].V != num(w, "estimated_pass_rate_pow_k", "5") {
+			t.Errorf("%s: got %+v", pyvalue.Str(id), g)
 		}
 		for k, v := range map[string]Spread{"cost": g.Cost, "duration": g.Duration} {
-			src := w.Cost
-			if k == "duration" {
-				src = w.Duration
-			}
-			if v.Mean.V != src["mean"] || v.Stddev.V != src["stddev"] || v.Min.V != src["min"] || v.Max.V != src["max"] {
-				t.Errorf("%s %s: %+v, want %v", w.ScenarioID, k, v, src)
+			if v.Mean.V != num(w, k, "mean") || v.Stddev.V != num(w, k, "stddev") || v.Min.V != num(w, k, "min") || v.Max.V != num(w, k, "max") {
+				t.Errorf("%s %s: %+v, want %s", g.ID, k, v, pyvalue.Repr(func() pyvalue.Value { x, _ := w.Get(k); return x }()))
 			}
 		}
-		for j, a := range w.Assertions {
-			if g.Checks[j].Type != a.Name || g.Checks[j].PassRate.V != a.PassRate {
-				t.Errorf("%s check %d: %+v, want %+v", w.ScenarioID, j, g.Checks[j], a)
+		assertions, _ := w.Get("assertion_stats")
+		for j, a := range assertions.Items() {
+			name, _ := a.Get("name")
+			if g.Checks[j].Type != pyvalue.Str(name) || g.Checks[j].PassRate.V != num(a, "pass_rate") {
+				t.Errorf("%s check %d: %+v, want %s", g.ID, j, g.Checks[j], pyvalue.Repr(a))
 			}
 		}
 		if g.EvaluatorVariance != 0 {

@@ -6,97 +6,170 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // detectWindow is how much of an audit log auditlog.DetectFormat looks at.
 const detectWindow = 64 << 10
 
-// auditFile is an audit log file checked by pass 1.
-type auditFile struct {
-	path      string // as given
-	mediaType string
-	digest    store.Digest // of the bytes as stored (after the hooks)
-	size      int64
-}
-
-// checkAuditFile is pass 1 for an audit log: the format is detected, then every entry is read
-// by the evaluator's own audit-log reader, through the hooks, so what is stored is exactly what
-// was checked and the evaluator can read all of it. The file is streamed: memory is bounded by
-// the largest entry (auditlog.DefaultMaxEntryBytes), whatever the size of the log.
-func (r *recording) checkAuditFile(path string) (*auditFile, error) {
-	f, err := os.Open(path)
+// recordAuditFile stores an audit log in one pass: the file is read once, through the hooks,
+// and what the hooks give is hashed, cut into chunks and compressed by the store while the
+// evaluator's own audit-log reader checks every entry of the same bytes on another goroutine,
+// so that what is stored is exactly what was checked and the evaluator can read all of it.
+// A log that fails the check fails the store's write, which then undoes what it wrote (see
+// store.Store.PutBlob): the store is left as it was. Memory is bounded by the reader's entry
+// cap and the blocks in flight, whatever the size of the log.
+func (r *recording) recordAuditFile(ctx context.Context, path string) (store.Descriptor, error) {
+	f, err := inputfile.Open(ctx, path)
 	if err != nil {
-		return nil, &InputError{File: path, Msg: "cannot read the audit log", Err: err}
+		return store.Descriptor{}, &InputError{File: path, Msg: "cannot read the audit log", Err: err}
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, detectWindow)
 	head, err := br.Peek(detectWindow)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, &InputError{File: path, Msg: "cannot read the audit log", Err: err}
+		return store.Descriptor{}, &InputError{File: path, Msg: "cannot read the audit log", Err: err}
 	}
 	mediaType, err := auditlog.DetectFormat(head)
 	if err != nil {
-		return nil, &InputError{File: path, Line: 1, Msg: err.Error()}
+		return store.Descriptor{}, &InputError{File: path, Line: 1, Msg: err.Error()}
 	}
-	hash := newBackgroundDigester()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	check := newStreamCheck(ctx, mediaType)
 	hooked := r.hooks.pass()
-	src := io.TeeReader(hooked.reader(br), hash)
-	_, err = auditlog.ScanWith(src, mediaType, auditlog.Options{}, func(*auditlog.Entry) error { return nil })
-	digest, size := hash.finish()
-	if err != nil {
-		return nil, auditInputError(path, mediaType, err)
+	d, n, err := r.s.PutBlob(ctx, &checkedReader{src: hooked.reader(br), check: check})
+	if err == nil {
+		err = check.wait() // nil: the store only finishes a write the check passed
 	}
-	r.stored(digest, hooked)
-	return &auditFile{path: path, mediaType: mediaType, digest: digest, size: size}, nil
+	if checkErr := check.failed(); checkErr != nil && ctx.Err() == nil {
+		return store.Descriptor{}, auditInputError(path, mediaType, checkErr)
+	}
+	if err != nil {
+		// The store failed (no space, a cancelled context) before the check could finish:
+		// what the check saw was cut short, so its verdict is not asked for.
+		cancel()
+		check.wait()
+		return store.Descriptor{}, fmt.Errorf("recorder: store the audit log %s: %w", path, err)
+	}
+	r.stored(d, hooked)
+	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
 }
 
-// backgroundDigester hashes what is written to it on another goroutine, so that hashing a
-// large file overlaps with checking it.
-type backgroundDigester struct {
+// streamCheck runs the evaluator's audit-log reader over the blocks it is given, on a
+// goroutine of its own.
+type streamCheck struct {
 	blocks chan []byte
+	free   chan []byte
+	ended  sync.Once
 	done   chan struct{}
-	d      *store.Digester
-	n      int64
-	free   sync.Pool
+	err    error // set before done is closed
 }
 
-func newBackgroundDigester() *backgroundDigester {
-	h := &backgroundDigester{blocks: make(chan []byte, 16), done: make(chan struct{}), d: store.NewDigester()}
+// checkQueue is how many blocks the check may lag behind the store's write.
+const checkQueue = 8
+
+func newStreamCheck(ctx context.Context, mediaType string) *streamCheck {
+	c := &streamCheck{blocks: make(chan []byte, checkQueue), free: make(chan []byte, checkQueue+1), done: make(chan struct{})}
 	go func() {
-		defer close(h.done)
-		for b := range h.blocks {
-			h.d.Write(b)
-			h.free.Put(&b)
+		defer close(c.done)
+		_, c.err = auditlog.ScanWith(&blockReader{ctx: ctx, c: c}, mediaType, auditlog.Options{}, func(*auditlog.Entry) error { return nil })
+		if c.err == nil {
+			c.err = ctx.Err()
+		}
+		for range c.blocks { // unblock a writer after an early failure
 		}
 	}()
-	return h
+	return c
 }
 
-// Write queues a copy of p; it never fails.
-func (h *backgroundDigester) Write(p []byte) (int, error) {
-	var b []byte
-	if pb, ok := h.free.Get().(*[]byte); ok && cap(*pb) >= len(p) {
-		b = (*pb)[:len(p)]
-	} else {
-		b = make([]byte, len(p), max(len(p), 64<<10))
+// failed returns the check's error once it has stopped, and nil while it runs.
+func (c *streamCheck) failed() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
 	}
-	copy(b, p)
-	h.n += int64(len(p))
-	h.blocks <- b
-	return len(p), nil
 }
 
-// finish waits for the queued blocks and returns the digest and size of everything written.
-func (h *backgroundDigester) finish() (store.Digest, int64) {
-	close(h.blocks)
-	<-h.done
-	return h.d.Digest(), h.n
+// send queues a copy of p for the check.
+func (c *streamCheck) send(p []byte) {
+	var b []byte
+	select {
+	case b = <-c.free:
+	default:
+	}
+	c.blocks <- append(b[:0], p...)
+}
+
+// wait ends the input and returns the check's verdict.
+func (c *streamCheck) wait() error {
+	c.ended.Do(func() { close(c.blocks) })
+	<-c.done
+	return c.err
+}
+
+// blockReader is the check's side of the queue.
+type blockReader struct {
+	ctx context.Context
+	c   *streamCheck
+	cur []byte
+	off int
+}
+
+func (r *blockReader) Read(p []byte) (int, error) {
+	for r.off == len(r.cur) {
+		if r.cur != nil {
+			select {
+			case r.c.free <- r.cur:
+			default:
+			}
+		}
+		var ok bool
+		select {
+		case r.cur, ok = <-r.c.blocks:
+		case <-r.ctx.Done():
+			return 0, r.ctx.Err()
+		}
+		if !ok {
+			r.cur = nil
+			return 0, io.EOF
+		}
+		r.off = 0
+	}
+	n := copy(p, r.cur[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// checkedReader is what the store reads: the hooked file, every block of which is queued for
+// the check. It ends with the check's error instead of io.EOF when the check fails, so that a
+// malformed log fails the store's write.
+type checkedReader struct {
+	src   io.Reader
+	check *streamCheck
+}
+
+func (r *checkedReader) Read(p []byte) (int, error) {
+	if err := r.check.failed(); err != nil {
+		return 0, err
+	}
+	n, err := r.src.Read(p)
+	if n > 0 {
+		r.check.send(p[:n])
+	}
+	if errors.Is(err, io.EOF) {
+		if checkErr := r.check.wait(); checkErr != nil {
+			return n, checkErr
+		}
+	}
+	return n, err
 }
 
 // auditInputError turns an audit-log reader error into an InputError naming file and line.
@@ -110,28 +183,6 @@ func auditInputError(path, mediaType string, err error) error {
 		return &InputError{File: path, Line: syn.Line, Field: syn.Field, Msg: fmt.Sprintf("not %s: %s (byte %d)", form, syn.Msg, syn.Offset), Err: err}
 	}
 	return &InputError{File: path, Msg: "not " + form, Err: err}
-}
-
-// writeAuditFile is pass 2: the file is streamed into the store through the hooks and must
-// give the digest pass 1 computed. Content already in the store is not written again.
-func (r *recording) writeAuditFile(ctx context.Context, a *auditFile) (store.Descriptor, error) {
-	desc := store.Descriptor{MediaType: a.mediaType, Digest: a.digest, Size: a.size}
-	if e, err := r.s.Stat(ctx, a.digest); err == nil && e.Size == a.size {
-		return desc, nil
-	}
-	f, err := os.Open(a.path)
-	if err != nil {
-		return store.Descriptor{}, &InputError{File: a.path, Msg: "cannot read the audit log again", Err: err}
-	}
-	defer f.Close()
-	got, err := r.putStream(ctx, f, a.mediaType)
-	if err != nil {
-		return store.Descriptor{}, err
-	}
-	if got.Digest != a.digest || got.Size != a.size {
-		return store.Descriptor{}, &InputError{File: a.path, Msg: fmt.Sprintf("the file changed while being recorded (%s became %s); store gc removes what was written", a.digest, got.Digest), Err: ErrChanged}
-	}
-	return desc, nil
 }
 
 // displayName is how a file given on the command line is named inside a bundle: its base

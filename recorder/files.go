@@ -38,9 +38,11 @@ type FilesInput struct {
 	Timestamp string
 }
 
-// RecordFiles records one scenario from loose files. Every file is read and checked first
-// (the audit log streamed, in bounded memory), then read again and written; input that cannot
-// be recorded is an *InputError naming file and line and leaves the store untouched.
+// RecordFiles records one scenario from loose files. The small files (transcript, snapshots)
+// are read and checked first; the audit log is then read once, checked while the store writes
+// it (in bounded memory), and the rest written after it. Input that cannot be recorded is an
+// *InputError naming file and line and leaves the store as it was (a log found malformed
+// half-way is undone by the store).
 func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Result, error) {
 	rec, err := newRecording(s, opts, SourceFiles)
 	if err != nil {
@@ -55,17 +57,23 @@ func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Re
 			return nil, fmt.Errorf("%w: timestamp %q is not RFC 3339", ErrOptions, in.Timestamp)
 		}
 	}
-	plan, err := rec.checkFiles(in)
+	plan, err := rec.checkFiles(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	if plan.audit == nil && mentionsAuditLog(sc.ObservabilityRequirements) {
+	if in.AuditLog == "" && mentionsAuditLog(sc.ObservabilityRequirements) {
 		rec.addFinding(store.Finding{Code: CodeNoAuditLog, Severity: store.SeverityWarning, Scenario: in.Scenario,
 			Message: "no audit log was given, and the scenario's observability requirements name one (Scenarios §1.8): " +
 				"the evaluator will treat the scenario as a provider fault"})
 	}
 	if plan.transcript == nil {
 		rec.addFinding(emptyTranscript(in.Scenario))
+	}
+	if in.AuditLog != "" {
+		// Before the profile and everything else: a malformed log leaves nothing behind.
+		if plan.audit, err = rec.recordAuditFile(ctx, in.AuditLog); err != nil {
+			return nil, err
+		}
 	}
 	if err := rec.begin(ctx); err != nil {
 		return nil, err
@@ -95,17 +103,17 @@ func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Re
 
 // filesPlan is what pass 1 found.
 type filesPlan struct {
-	audit         *auditFile
+	audit         store.Descriptor // the audit log, once stored
 	before, after *snapshotSet
 	transcript    *transcriptFile
 	transcriptRaw []byte
 }
 
-func (r *recording) checkFiles(in FilesInput) (*filesPlan, error) {
+func (r *recording) checkFiles(ctx context.Context, in FilesInput) (*filesPlan, error) {
 	plan := &filesPlan{}
 	var err error
 	if in.Transcript != "" {
-		if plan.transcriptRaw, err = readBounded(in.Transcript, maxArtifactSize); err != nil {
+		if plan.transcriptRaw, err = readBounded(ctx, in.Transcript, maxArtifactSize); err != nil {
 			return nil, &InputError{File: in.Transcript, Msg: "cannot read the transcript", Err: err}
 		}
 		if plan.transcript, err = parseTranscript(displayName(in.Transcript), plan.transcriptRaw); err != nil {
@@ -116,18 +124,13 @@ func (r *recording) checkFiles(in FilesInput) (*filesPlan, error) {
 			r.addFinding(f)
 		}
 	}
-	if in.AuditLog != "" {
-		if plan.audit, err = r.checkAuditFile(in.AuditLog); err != nil {
-			return nil, err
-		}
-	}
 	if in.Before != "" {
-		if plan.before, err = r.checkSnapshot(in.Before, store.PhaseBefore); err != nil {
+		if plan.before, err = r.checkSnapshot(ctx, in.Before, store.PhaseBefore); err != nil {
 			return nil, err
 		}
 	}
 	if in.After != "" {
-		if plan.after, err = r.checkSnapshot(in.After, store.PhaseAfter); err != nil {
+		if plan.after, err = r.checkSnapshot(ctx, in.After, store.PhaseAfter); err != nil {
 			return nil, err
 		}
 	}
@@ -153,14 +156,10 @@ func emptyTranscript(scenario string) store.Finding {
 func (r *recording) writeFiles(ctx context.Context, in FilesInput, plan *filesPlan) (*store.ScenarioEvidence, error) {
 	ev := &store.ScenarioEvidence{ScenarioID: in.Scenario, Observations: []store.Observation{},
 		Transcript: store.Transcript{Actions: []store.Action{}}}
-	if plan.audit != nil {
-		desc, err := r.writeAuditFile(ctx, plan.audit)
-		if err != nil {
-			return nil, err
-		}
-		ev.Observations = append(ev.Observations, store.Observation{Type: store.ObservationAuditLog, Data: desc,
+	if in.AuditLog != "" {
+		ev.Observations = append(ev.Observations, store.Observation{Type: store.ObservationAuditLog, Data: plan.audit,
 			Source:         &store.EvidenceSource{Type: SourceTypeAuditLogFile, Status: store.StatusAvailable},
-			AgentPrincipal: in.AgentPrincipal, Attributes: map[string]string{store.AttrSource: displayName(plan.audit.path)}})
+			AgentPrincipal: in.AgentPrincipal, Attributes: map[string]string{store.AttrSource: displayName(in.AuditLog)}})
 	}
 	for _, set := range []*snapshotSet{plan.before, plan.after} {
 		if set == nil {

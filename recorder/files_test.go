@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -372,4 +373,58 @@ func TestRecordFilesLargeRedacted(t *testing.T) {
 	if ev.Observations[0].AgentPrincipal != red.Marker(agent) {
 		t.Errorf("principal %q", ev.Observations[0].AgentPrincipal)
 	}
+}
+
+// cancelAfter is a hook that cancels the recording's context once n bytes of input went
+// through it, and counts every byte it sees.
+type cancelAfter struct {
+	n      int64
+	seen   int64
+	cancel context.CancelFunc
+}
+
+func (h *cancelAfter) Reader(r io.Reader) io.Reader { return h.count(r) }
+func (h *cancelAfter) String(s string) string       { return s }
+
+type readFunc func([]byte) (int, error)
+
+func (f readFunc) Read(p []byte) (int, error) { return f(p) }
+
+func (h *cancelAfter) count(r io.Reader) io.Reader {
+	return readFunc(func(p []byte) (int, error) {
+		n, err := r.Read(p)
+		if h.seen += int64(n); h.seen >= h.n {
+			h.cancel()
+		}
+		return n, err
+	})
+}
+
+// TestRecordFilesStopsWhenCancelled: a recording whose context ends (SIGINT, SIGTERM) while it
+// reads a large audit log stops reading at once and writes nothing.
+func TestRecordFilesStopsWhenCancelled(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.log")
+	f, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := auditgen.Write(f, 5, 32<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	hook := &cancelAfter{n: 1 << 20, cancel: cancel}
+	opts := testOptions(t)
+	opts.Hooks = []Hook{hook}
+	s := memStore(t)
+	before := storeState(t, s)
+	_, err = RecordFiles(ctx, s, FilesInput{Scenario: filesScenario, AuditLog: log}, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RecordFiles = %v, want context.Canceled", err)
+	}
+	if hook.seen > 2<<20 {
+		t.Errorf("read %d bytes of the log after being cancelled at 1 MiB", hook.seen)
+	}
+	sameSnapshot(t, before, storeState(t, s))
 }

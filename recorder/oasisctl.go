@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -38,9 +38,9 @@ const maxDifferences = 20
 // scenario, in the report's order of scenarios. The whole directory is read and checked
 // before anything is written; input that cannot be recorded is an *InputError naming the file
 // and line, and leaves the store untouched. The directory is opened with os.Root, so no path
-// inside it, symlink or not, resolves outside it.
+// inside it, symlink or not, resolves outside it, and its files must be regular files.
 func RecordOasisctl(ctx context.Context, s Store, dir string, opts OasisctlOptions) (*Result, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := inputfile.OpenRoot(ctx, dir)
 	if err != nil {
 		return nil, &InputError{File: dir, Msg: "cannot open the run directory", Err: err}
 	}
@@ -58,7 +58,7 @@ func RecordOasisctlFS(ctx context.Context, s Store, fsys fs.FS, opts OasisctlOpt
 		return nil, err
 	}
 	run := &oasisctlRun{fsys: fsys, rec: rec}
-	if err := run.read(opts.RunConfig); err != nil {
+	if err := run.read(ctx, opts.RunConfig); err != nil {
 		return nil, err
 	}
 	if err := rec.begin(ctx); err != nil {
@@ -116,11 +116,11 @@ type scenarioPlan struct {
 func (run *oasisctlRun) finding(f store.Finding) { run.findings = append(run.findings, f) }
 
 // read is pass 1: every file is read, parsed and checked; nothing is written.
-func (run *oasisctlRun) read(runConfig string) error {
+func (run *oasisctlRun) read(ctx context.Context, runConfig string) error {
 	if err := run.readReport(); err != nil {
 		return err
 	}
-	if err := run.readRunConfig(runConfig); err != nil {
+	if err := run.readRunConfig(ctx, runConfig); err != nil {
 		return err
 	}
 	consumed := map[string]bool{}
@@ -221,10 +221,10 @@ func (run *oasisctlRun) compareYAML() error {
 
 // readRunConfig reads the run configuration, if any. Its agent token is a credential: it is
 // redacted wherever it appears, the configuration's own copy included.
-func (run *oasisctlRun) readRunConfig(given string) error {
+func (run *oasisctlRun) readRunConfig(ctx context.Context, given string) error {
 	var f *inputFile
 	if given != "" {
-		data, err := readBounded(given, oasisctl.MaxRunConfigBytes)
+		data, err := readBounded(ctx, given, oasisctl.MaxRunConfigBytes)
 		if err != nil {
 			return &InputError{File: given, Msg: "cannot read the run configuration", Err: err}
 		}
@@ -544,8 +544,8 @@ func readLimited(f fs.File, name string, limit int64) ([]byte, error) {
 }
 
 // readBounded reads a file given by path (outside any run directory).
-func readBounded(name string, limit int64) ([]byte, error) {
-	f, err := os.Open(name)
+func readBounded(ctx context.Context, name string, limit int64) ([]byte, error) {
+	f, err := inputfile.Open(ctx, name)
 	if err != nil {
 		return nil, err
 	}

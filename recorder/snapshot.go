@@ -13,6 +13,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -49,14 +50,17 @@ type snapshotSet struct {
 // Pod). Every file is checked with the evaluator's own state reader, so anything recorded as
 // an observation can be read by it. Files are read one at a time, each at most
 // snapshot.DefaultMaxBytes.
-func (r *recording) checkSnapshot(p, phase string) (*snapshotSet, error) {
+func (r *recording) checkSnapshot(ctx context.Context, p, phase string) (*snapshotSet, error) {
 	info, err := os.Stat(p)
+	if err == nil {
+		err = inputfile.Check(p, inputfile.FileOrDir)
+	}
 	if err != nil {
 		return nil, &InputError{File: p, Msg: "cannot read the " + phase + " snapshot", Err: err}
 	}
 	set := &snapshotSet{phase: phase, dir: info.IsDir()}
 	if !set.dir {
-		f, err := r.checkSnapshotFile(p, displayName(p), "", false)
+		f, err := r.checkSnapshotFile(ctx, p, displayName(p), "", false)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +86,7 @@ func (r *recording) checkSnapshot(p, phase string) (*snapshotSet, error) {
 				Message: fmt.Sprintf("%s of the %s snapshot directory: %s; not recorded", name, phase, why)})
 			return nil
 		}
-		f, err := r.checkSnapshotFile(file, name, snapshot.KindFromFileName(d.Name()), true)
+		f, err := r.checkSnapshotFile(ctx, file, name, snapshot.KindFromFileName(d.Name()), true)
 		if err != nil {
 			return err
 		}
@@ -101,8 +105,8 @@ func (r *recording) checkSnapshot(p, phase string) (*snapshotSet, error) {
 // checkSnapshotFile checks one snapshot file. In a directory, a JSON file that is not a set of
 // Kubernetes objects (a server version, a query time) is kept as a source with a finding; a
 // file given on its own must be one.
-func (r *recording) checkSnapshotFile(file, name, kind string, inDir bool) (*snapshotFile, error) {
-	data, err := readBounded(file, snapshot.DefaultMaxBytes)
+func (r *recording) checkSnapshotFile(ctx context.Context, file, name, kind string, inDir bool) (*snapshotFile, error) {
+	data, err := readBounded(ctx, file, snapshot.DefaultMaxBytes)
 	if err != nil {
 		return nil, &InputError{File: file, Msg: "cannot read the snapshot", Err: err}
 	}
@@ -137,7 +141,7 @@ func (r *recording) writeSnapshot(ctx context.Context, set *snapshotSet) ([]stor
 	}
 	var obs []store.Observation
 	for _, f := range set.files {
-		data, err := readBounded(f.path, snapshot.DefaultMaxBytes)
+		data, err := readBounded(ctx, f.path, snapshot.DefaultMaxBytes)
 		if err != nil {
 			return nil, &InputError{File: f.path, Msg: "cannot read the snapshot again", Err: err}
 		}

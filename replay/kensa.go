@@ -1,10 +1,14 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
@@ -16,15 +20,21 @@ type KensaBundle struct {
 	Digest   store.Digest
 	Manifest *store.KensaRun
 	Evidence *ekensa.Evidence
+	// Definition is the scenario's definition tree as a receipt names it: the tree object's
+	// kind, the scenario id, the definition's version and its digest.
+	Definition attest.Definition
 	// Claimed is the result Kensa recorded for the run (imports), nil otherwise.
 	Claimed *pyvalue.Value
 }
 
-// KensaResult is the evaluation of a Kensa bundle.
+// KensaResult is the evaluation of a Kensa bundle, with its receipt.
 type KensaResult struct {
 	Result    *ekensa.Result
 	Canonical []byte
 	Verdict   store.Digest
+	Receipt   Receipt
+	// Predicate is the signable form of Receipt (package attest).
+	Predicate attest.Predicate
 }
 
 // BlobReader reads blobs and objects; every store.Store is one.
@@ -35,26 +45,71 @@ type BlobReader interface {
 
 // LoadKensa reads the bundle d of a Kensa run and everything its evaluation needs.
 func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle, error) {
-	mb, err := s.GetObject(ctx, d)
+	return NewKensaReader(s).Load(ctx, d)
+}
+
+// KensaReader loads Kensa bundles one after the other or concurrently, reading and parsing
+// once what runs share: a definition (scenario, judge spec) by its tree digest, and small
+// blobs (inputs, rows, outputs, at most kensaCacheBlob bytes) by digest, up to
+// kensaCacheBytes in all. What it returns is what LoadKensa returns; bundles share the parsed
+// scenario, which nothing modifies.
+type KensaReader struct {
+	s  BlobReader
+	mu sync.Mutex
+	// defs holds parsed definitions by tree digest; blobs small blobs by digest.
+	defs   map[store.Digest]*kensaDefinition
+	blobs  map[store.Digest][]byte
+	values map[store.Digest]pyvalue.Value
+	cached int
+}
+
+// Bounds of KensaReader's blob cache.
+const (
+	kensaCacheBlob  = 64 << 10
+	kensaCacheBytes = 64 << 20
+)
+
+// NewKensaReader returns a reader of the Kensa bundles of s.
+func NewKensaReader(s BlobReader) *KensaReader {
+	return &KensaReader{s: s, defs: map[store.Digest]*kensaDefinition{}, blobs: map[store.Digest][]byte{}, values: map[store.Digest]pyvalue.Value{}}
+}
+
+// kensaDefinition is a parsed definition tree.
+type kensaDefinition struct {
+	files      map[string]store.Descriptor
+	definition attest.Definition
+	scenarios  map[string]*fkensa.Scenario
+	judges     map[string]*fkensa.JudgeSpec
+}
+
+// Load reads the bundle d of a Kensa run and everything its evaluation needs.
+func (r *KensaReader) Load(ctx context.Context, d store.Digest) (*KensaBundle, error) {
+	mb, err := r.s.GetObject(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", d, err)
 	}
+	return r.load(ctx, d, mb)
+}
+
+// load is Load with the manifest's bytes already read.
+func (r *KensaReader) load(ctx context.Context, d store.Digest, mb []byte) (*KensaBundle, error) {
 	var m store.KensaRun
 	if err := store.Decode(mb, &m); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", d, err)
 	}
-	l := kensaLoader{ctx: ctx, s: s}
-	ev, err := l.evidence(&m)
+	l := kensaLoader{ctx: ctx, r: r}
+	ev, def, err := l.evidence(&m)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
-	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev}
+	ev.Digest = m.Evidence
+	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev, Definition: def.definition}
 	if m.Claimed != nil {
 		raw, err := l.blob(*m.Claimed)
 		if err != nil {
 			return nil, err
 		}
-		v, err := pyvalue.Parse(raw)
+		v, err := pyvalue.Loads("claimed result", raw)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: claimed result: %w", d.Short(), err)
 		}
@@ -63,8 +118,91 @@ func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle,
 	return b, nil
 }
 
-// Evaluate derives the run's verdict.
+// EachKensa loads every sealed bundle of a Kensa run in s with one KensaReader, calls fn with
+// each, and returns what fn returned, in the bundles' digest order. Bundles are loaded on a
+// few workers per processor (reads wait on the store as much as they compute); fn is called
+// concurrently. The error returned is that of the first bundle in digest order that failed,
+// so that neither the results nor the error depend on the workers' order.
+func EachKensa[T any](ctx context.Context, s store.Store, fn func(b *KensaBundle) (T, error)) ([]T, error) {
+	bundles, err := store.SealedBundles(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	reader := NewKensaReader(s)
+	results := make([]*T, len(bundles))
+	errs := make([]error, len(bundles))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(4*runtime.GOMAXPROCS(0), max(len(bundles), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = eachKensa(ctx, reader, bundles[i], fn)
+			}
+		})
+	}
+	for i := range bundles {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make([]T, 0, len(bundles))
+	for i, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+		if results[i] != nil {
+			out = append(out, *results[i])
+		}
+	}
+	return out, ctx.Err()
+}
+
+// kensaRunKind is how a Kensa run's canonical manifest states its kind.
+var kensaRunKind = []byte(`"kind":"` + string(store.KindKensaRun) + `"`)
+
+// eachKensa calls fn with bundle d when it is a Kensa run; nil for another kind of bundle.
+func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, fn func(*KensaBundle) (T, error)) (*T, error) {
+	mb, err := r.s.GetObject(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", d, err)
+	}
+	// A manifest is canonical JSON: a Kensa run's holds its kind member spelled this way, and
+	// one without it is another kind of bundle, skipped without decoding.
+	if !bytes.Contains(mb, kensaRunKind) {
+		return nil, nil
+	}
+	b, err := r.load(ctx, d, mb)
+	if err != nil {
+		if h, herr := store.PeekHeader(mb); herr == nil && h.Kind != store.KindKensaRun {
+			return nil, nil // another kind whose manifest happens to hold the text
+		}
+		return nil, err
+	}
+	v, err := fn(b)
+	return &v, err
+}
+
+// Evaluate derives the run's verdict and its receipt: the bundle, its definition tree, this
+// evaluator (ekensa.Info) and the verdict.
 func (b *KensaBundle) Evaluate() (*KensaResult, error) {
+	res, err := b.Verdict()
+	if err != nil {
+		return nil, err
+	}
+	res.Receipt, err = EncodeReceipt(store.Receipt{Bundle: b.Digest, BundleKind: store.KindKensaRun,
+		Profile: b.Manifest.DefinitionTree, Evaluator: ekensa.Info(), Verdict: res.Verdict})
+	if err != nil {
+		return nil, err
+	}
+	res.Predicate = res.Receipt.Predicate(b.Definition)
+	return res, nil
+}
+
+// Verdict derives the run's verdict alone: Evaluate without the receipt.
+func (b *KensaBundle) Verdict() (*KensaResult, error) {
 	r := ekensa.Evaluate(b.Evidence)
 	canonical, digest, err := r.Encode()
 	if err != nil {
@@ -73,23 +211,82 @@ func (b *KensaBundle) Evaluate() (*KensaResult, error) {
 	return &KensaResult{Result: r, Canonical: canonical, Verdict: digest}, nil
 }
 
+// RepeatKensa evaluates the Kensa bundle d runs times and proves that every evaluation gives
+// the first one's verdict byte for byte, or reports the first that does not. Every run after
+// the first loads the bundle again from s — scenario, dataset row, trace and judgement parsed
+// anew — under GOMAXPROCS 1, 2, 4, 8 in turn, so that nothing but the stored evidence reaches
+// the verdict. It returns the first evaluation and the divergence (nil when every run
+// reproduced it).
+func RepeatKensa(ctx context.Context, s BlobReader, d store.Digest, runs int) (*KensaBundle, *KensaResult, *Divergence, error) {
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	var first *KensaResult
+	var firstBundle *KensaBundle
+	var baseline Setting
+	for k := 1; k <= max(runs, 1); k++ {
+		set := Setting{Run: k, GOMAXPROCS: procsCycle[(k-1)%len(procsCycle)], Workers: 1}
+		runtime.GOMAXPROCS(set.GOMAXPROCS)
+		b, err := LoadKensa(ctx, s, d)
+		var res *KensaResult
+		if err == nil {
+			res, err = b.Evaluate()
+		}
+		switch {
+		case k == 1 && err != nil:
+			return nil, nil, nil, err
+		case k == 1:
+			firstBundle, first, baseline = b, res, set
+		case err != nil:
+			return firstBundle, first, &Divergence{Baseline: baseline, Setting: set, Want: first.Verdict, Err: err}, nil
+		case !bytes.Equal(res.Canonical, first.Canonical):
+			dv := &Divergence{Baseline: baseline, Setting: set, Want: first.Verdict, Got: res.Verdict}
+			dv.Differences, dv.Truncated, dv.Err = verdictDiff(first.Canonical, res.Canonical)
+			if len(dv.Differences) > 0 {
+				dv.Field = dv.Differences[0].Path
+			}
+			return firstBundle, first, dv, nil
+		}
+	}
+	return firstBundle, first, nil, nil
+}
+
 type kensaLoader struct {
 	ctx context.Context
-	s   BlobReader
+	r   *KensaReader
 }
 
 // maxEvidenceBlob bounds what replay reads into memory from one blob.
 const maxEvidenceBlob = 1 << 30
 
+// blob reads a blob, from the reader's cache when it holds it. Cached bytes are shared:
+// callers only read them.
 func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
-	rc, _, err := l.s.OpenBlob(l.ctx, desc.Digest)
+	r := l.r
+	r.mu.Lock()
+	b, ok := r.blobs[desc.Digest]
+	r.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	rc, size, err := r.s.OpenBlob(l.ctx, desc.Digest)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, maxEvidenceBlob))
-	if err != nil {
+	if size > maxEvidenceBlob {
+		return nil, fmt.Errorf("blob %s: %d bytes, more than replay reads (%d)", desc.Digest, size, maxEvidenceBlob)
+	}
+	b = make([]byte, 0, size+1) // +1: the read that finds the end
+	if b, err = readAll(rc, b); err != nil {
 		return nil, fmt.Errorf("blob %s: %w", desc.Digest, err)
+	}
+	if len(b) <= kensaCacheBlob {
+		r.mu.Lock()
+		if r.cached+len(b) <= kensaCacheBytes {
+			r.blobs[desc.Digest] = b
+			r.cached += len(b)
+		}
+		r.mu.Unlock()
 	}
 	return b, nil
 }
@@ -102,19 +299,81 @@ func (l *kensaLoader) text(o *store.Output) (string, error) {
 	return string(b), err
 }
 
+// readAll reads r to its end into b, which has room for what r holds.
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more than the store said: grow
+		}
+	}
+}
+
+// json reads a JSON blob (an input, a dataset row) as Python reads it, parsing each small one
+// once per reader: values are shared, and nothing modifies them.
 func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 	if desc == nil {
 		return pyvalue.Value{}, nil
+	}
+	l.r.mu.Lock()
+	v, ok := l.r.values[desc.Digest]
+	l.r.mu.Unlock()
+	if ok {
+		return v, nil
 	}
 	b, err := l.blob(*desc)
 	if err != nil {
 		return pyvalue.Value{}, err
 	}
-	return pyvalue.Parse(b)
+	if v, err = pyvalue.Loads(desc.Digest.String(), b); err != nil {
+		return pyvalue.Value{}, err
+	}
+	if len(b) <= kensaCacheBlob {
+		l.r.mu.Lock()
+		l.r.values[desc.Digest] = v
+		l.r.mu.Unlock()
+	}
+	return v, nil
 }
 
-func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
-	tb, err := l.s.GetObject(l.ctx, m.DefinitionTree)
+func (l *kensaLoader) evidence(run *store.KensaRun) (*ekensa.Evidence, *kensaDefinition, error) {
+	m, err := store.LoadKensaEvidence(l.ctx, l.r.s, run)
+	if err != nil {
+		return nil, nil, err
+	}
+	def, err := l.definition(m.Definition)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := def.scenario(l, m.ScenarioFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev := &ekensa.Evidence{Scenario: sc, Case: m.Case, ExitCode: m.Exit.Code, RunError: m.Exit.Error}
+	if sc.Judge != nil {
+		if ev.JudgeSpec, err = def.judge(l, "judges/"+*sc.Judge+".yaml"); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ev, def, l.runEvidence(ev, m)
+}
+
+// definition reads and decodes the definition tree d, once per reader.
+func (l *kensaLoader) definition(d store.Digest) (*kensaDefinition, error) {
+	l.r.mu.Lock()
+	def, ok := l.r.defs[d]
+	l.r.mu.Unlock()
+	if ok {
+		return def, nil
+	}
+	tb, err := l.r.s.GetObject(l.ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("definition: %w", err)
 	}
@@ -122,54 +381,84 @@ func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]store.Descriptor{}
+	def = &kensaDefinition{files: map[string]store.Descriptor{}, scenarios: map[string]*fkensa.Scenario{}, judges: map[string]*fkensa.JudgeSpec{},
+		definition: attest.Definition{Kind: string(store.KindProfileTree), ID: tree.ProfileID, Version: tree.Version, Digest: d}}
 	for _, e := range tree.Entries {
-		files[e.Path] = e.Blob
+		def.files[e.Path] = e.Blob
 	}
-	file := func(path string) ([]byte, error) {
-		desc, ok := files[path]
-		if !ok {
-			return nil, fmt.Errorf("definition has no %s", path)
-		}
-		return l.blob(desc)
+	l.r.mu.Lock()
+	if prev, ok := l.r.defs[d]; ok {
+		def = prev // another goroutine was first
+	} else {
+		l.r.defs[d] = def
 	}
-	data, err := file(m.ScenarioFile)
+	l.r.mu.Unlock()
+	return def, nil
+}
+
+// file reads the file at path of the definition.
+func (def *kensaDefinition) file(l *kensaLoader, path string) ([]byte, error) {
+	desc, ok := def.files[path]
+	if !ok {
+		return nil, fmt.Errorf("definition has no %s", path)
+	}
+	return l.blob(desc)
+}
+
+// scenario parses the scenario file at path, once per definition.
+func (def *kensaDefinition) scenario(l *kensaLoader, path string) (*fkensa.Scenario, error) {
+	return parseOnce(l, def, def.scenarios, path, fkensa.ParseScenario)
+}
+
+// judge parses the judge spec at path, once per definition.
+func (def *kensaDefinition) judge(l *kensaLoader, path string) (*fkensa.JudgeSpec, error) {
+	return parseOnce(l, def, def.judges, path, fkensa.ParseJudgeSpec)
+}
+
+// parseOnce parses the definition's file at path with parse, or returns what an earlier call
+// parsed.
+func parseOnce[T any](l *kensaLoader, def *kensaDefinition, parsed map[string]*T, path string, parse func(string, []byte) (*T, error)) (*T, error) {
+	l.r.mu.Lock()
+	v, ok := parsed[path]
+	l.r.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	data, err := def.file(l, path)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := fkensa.ParseScenario(m.ScenarioFile, data)
-	if err != nil {
+	if v, err = parse(path, data); err != nil {
 		return nil, err
 	}
-	ev := &ekensa.Evidence{Scenario: sc, Case: m.Case, ExitCode: m.Exit.Code, RunError: m.Exit.Error}
-	if sc.Judge != nil {
-		jb, err := file("judges/" + *sc.Judge + ".yaml")
-		if err != nil {
-			return nil, err
-		}
-		if ev.JudgeSpec, err = fkensa.ParseJudgeSpec("judges/"+*sc.Judge+".yaml", jb); err != nil {
-			return nil, err
-		}
-	}
+	l.r.mu.Lock()
+	parsed[path] = v
+	l.r.mu.Unlock()
+	return v, nil
+}
+
+// runEvidence reads what is the run's own: input, row, output, trace and judgement.
+func (l *kensaLoader) runEvidence(ev *ekensa.Evidence, m *store.KensaEvidence) error {
+	var err error
 	if ev.Input, err = l.json(m.Input); err != nil {
-		return nil, fmt.Errorf("input: %w", err)
+		return fmt.Errorf("input: %w", err)
 	}
 	if ev.Row, err = l.json(m.DatasetRow); err != nil {
-		return nil, fmt.Errorf("dataset row: %w", err)
+		return fmt.Errorf("dataset row: %w", err)
 	}
 	if ev.Stdout, err = l.text(m.Stdout); err != nil {
-		return nil, err
+		return err
 	}
 	if ev.Stderr, err = l.text(m.Stderr); err != nil {
-		return nil, err
+		return err
 	}
 	ev.Stdout, ev.Stderr = fkensa.RunStdout(ev.Stdout), fkensa.RunStderr(ev.Stderr)
-	ev.TracePath = m.Annotations["kensa.trace_path"]
+	ev.TracePath = m.TracePath
 	if m.Trace != nil {
 		ev.HasTrace = true
 		raw, err := l.blob(*m.Trace)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		name := ev.TracePath
 		if name == "" {
@@ -183,14 +472,14 @@ func (l *kensaLoader) evidence(m *store.KensaRun) (*ekensa.Evidence, error) {
 	}
 	if m.Judgement != nil {
 		if ev.Judgement, err = l.judgement(*m.Judgement); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return ev, nil
+	return nil
 }
 
 func (l *kensaLoader) judgement(desc store.Descriptor) (*ekensa.Judgement, error) {
-	b, err := l.s.GetObject(l.ctx, desc.Digest)
+	b, err := l.r.s.GetObject(l.ctx, desc.Digest)
 	if err != nil {
 		return nil, fmt.Errorf("judgement: %w", err)
 	}

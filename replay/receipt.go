@@ -45,25 +45,31 @@ type Writer interface {
 // order with a sync before the ref, and returns the ref's name. Saving the same result again
 // rewrites nothing new.
 func Save(ctx context.Context, w Writer, r *Result) (string, error) {
-	desc, err := w.PutObject(ctx, r.Canonical)
+	return SaveReceipt(ctx, w, r.Canonical, r.Receipt)
+}
+
+// SaveReceipt is Save for a verdict of any kind of bundle: the canonical verdict bytes (whose
+// digest the receipt names), then the receipt, a sync, and the ref.
+func SaveReceipt(ctx context.Context, w Writer, verdict []byte, receipt Receipt) (string, error) {
+	desc, err := w.PutObject(ctx, verdict)
 	if err != nil {
-		return "", fmt.Errorf("replay: store verdict %s: %w", r.Receipt.Verdict, err)
+		return "", fmt.Errorf("replay: store verdict %s: %w", receipt.Verdict, err)
 	}
-	if desc.Digest != r.Receipt.Verdict {
-		return "", fmt.Errorf("%w: the store names verdict %s as %s", store.ErrCorrupt, r.Receipt.Verdict, desc.Digest)
+	if desc.Digest != receipt.Verdict {
+		return "", fmt.Errorf("%w: the store names verdict %s as %s", store.ErrCorrupt, receipt.Verdict, desc.Digest)
 	}
-	desc, err = w.PutObject(ctx, r.Receipt.Canonical)
+	desc, err = w.PutObject(ctx, receipt.Canonical)
 	if err != nil {
-		return "", fmt.Errorf("replay: store receipt %s: %w", r.Receipt.Digest, err)
+		return "", fmt.Errorf("replay: store receipt %s: %w", receipt.Digest, err)
 	}
-	if desc.Digest != r.Receipt.Digest {
-		return "", fmt.Errorf("%w: the store names receipt %s as %s", store.ErrCorrupt, r.Receipt.Digest, desc.Digest)
+	if desc.Digest != receipt.Digest {
+		return "", fmt.Errorf("%w: the store names receipt %s as %s", store.ErrCorrupt, receipt.Digest, desc.Digest)
 	}
 	if err := w.Sync(ctx); err != nil {
 		return "", fmt.Errorf("replay: sync: %w", err)
 	}
-	ref := store.ReceiptRefName(r.Receipt.Digest)
-	if err := w.SetRef(ctx, ref, r.Receipt.Digest); err != nil {
+	ref := store.ReceiptRefName(receipt.Digest)
+	if err := w.SetRef(ctx, ref, receipt.Digest); err != nil {
 		return "", fmt.Errorf("replay: ref %s: %w", ref, err)
 	}
 	return ref, nil

@@ -145,15 +145,20 @@ func (b *Bundle) Repeat(ctx context.Context, opts RepeatOptions) (*RepeatResult,
 // diverge describes how got differs from the baseline verdict.
 func diverge(baseline, s Setting, want *Result, got []byte) *Divergence {
 	d := &Divergence{Baseline: baseline, Setting: s, Want: want.Receipt.Verdict, Got: store.Sum(got)}
-	diffs, truncated, err := doc.DiffJSON("verdict 1", want.Canonical, "verdict 2", got, doc.Limits{MaxBytes: 1 << 30}, doc.DiffOptions{})
-	if err != nil {
-		d.Err = fmt.Errorf("the verdicts cannot be compared: %w", err)
-	}
-	d.Differences, d.Truncated = diffs, truncated
-	if len(diffs) > 0 {
-		d.Scenario, d.Field = locate(want.Verdict, diffs[0].Path)
+	d.Differences, d.Truncated, d.Err = verdictDiff(want.Canonical, got)
+	if len(d.Differences) > 0 {
+		d.Scenario, d.Field = locate(want.Verdict, d.Differences[0].Path)
 	}
 	return d
+}
+
+// verdictDiff lists the first differences between two canonical verdicts.
+func verdictDiff(want, got []byte) (diffs []doc.Difference, truncated bool, err error) {
+	diffs, truncated, err = doc.DiffJSON("verdict 1", want, "verdict 2", got, doc.Limits{MaxBytes: 1 << 30}, doc.DiffOptions{})
+	if err != nil {
+		return nil, false, fmt.Errorf("the verdicts cannot be compared: %w", err)
+	}
+	return diffs, truncated, nil
 }
 
 // locate maps a JSON Pointer into a verdict to the scenario it lies in and the field inside

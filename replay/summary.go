@@ -11,6 +11,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/internal/textout"
 	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // WriteSummary renders r's verdict for people (see the package documentation). Every list is
@@ -181,13 +182,25 @@ func ScenarioOutcome(r *evaluator.ScenarioResult) string {
 // or the first divergence with both settings, both digests and the differences, the first one
 // located in its scenario and field.
 func WriteRepeat(w io.Writer, res *RepeatResult) error {
+	return writeRepeat(w, res.Runs, res.First.Receipt.Verdict, res.Divergence, "(Core §3.5.4)")
+}
+
+// WriteKensaRepeat writes the proof of RepeatKensa: runs evaluations, one verdict digest; or
+// the divergence.
+func WriteKensaRepeat(w io.Writer, runs int, first *KensaResult, d *Divergence) error {
+	if d != nil {
+		runs = d.Setting.Run
+	}
+	return writeRepeat(w, runs, first.Verdict, d, "from the same stored evidence")
+}
+
+func writeRepeat(w io.Writer, runs int, verdict store.Digest, d *Divergence, why string) error {
 	p := textout.New(w)
-	d := res.Divergence
 	if d == nil {
-		p.Line("%d evaluations, 1 verdict digest %s", res.Runs, res.First.Receipt.Verdict)
+		p.Line("%d evaluations, 1 verdict digest %s", runs, verdict)
 		return p.Err()
 	}
-	p.Line("DIVERGENCE after %d evaluations: the verdict is not reproducible (Core §3.5.4)", res.Runs)
+	p.Line("DIVERGENCE after %d evaluations: the verdict is not reproducible %s", runs, why)
 	p.Line("  baseline  %s", d.Baseline)
 	p.Line("            verdict %s", d.Want)
 	p.Line("  diverging %s", d.Setting)

@@ -7,17 +7,17 @@
 #            alignments in both alphabets, through JSON and percent escapes), into nothing.
 #   grep     `grep -F -c -f VALUES LOG`: the same values as plain fixed strings only, the
 #            yardstick of a multi-string search over the same bytes.
-# farm-bench runs them in turn and prints min/median/max; quote the medians and the A/B ratio.
+# benchlib.sh runs them in turn, whole processes, and prints medians and the A/B ratio.
 #
 # Environment: BENCH_DIR (default .bench), BENCH_SIZE (bytes, default 1 GiB), BENCH_RUNS
-# (default 5).
+# (default 5, read by benchlib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=${BENCH_DIR:-.bench}
 size=${BENCH_SIZE:-1073741824}
-runs=${BENCH_RUNS:-5}
-for tool in grep farm-bench; do
+. scripts/benchlib.sh
+for tool in grep; do
 	command -v "$tool" >/dev/null || { echo "bench-redact: $tool is required" >&2; exit 2; }
 done
 mkdir -p "$dir"
@@ -33,5 +33,5 @@ printf '%s\n' "0123456789abcdef-bench-key" >"$dir/redact.key"
 cat "$log" >/dev/null # warm the page cache
 
 echo "A: redactbench (every encoding); B: grep -F -c (plain only); $(stat -c %s "$log") bytes"
-farm-bench -n "$runs" --timeout 600 --vs "grep -F -c -f $dir/redact.txt $log" -- \
-	"$dir/redactbench" -values "$dir/redact.txt" -key "$dir/redact.key" "$log"
+pair "redactbench (every encoding)" "$dir/redactbench -values $dir/redact.txt -key $dir/redact.key $log" \
+	"grep -F -c (plain only)" "grep -F -c -f $dir/redact.txt $log"

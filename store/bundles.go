@@ -10,12 +10,13 @@ import (
 
 // BundleInfo summarises one sealed bundle for listings.
 type BundleInfo struct {
-	Digest   Digest
-	Tags     []string // sorted
-	Manifest Manifest
+	Digest Digest
+	Tags   []string // sorted
+	Listing
 }
 
-// ListBundles returns every sealed bundle, in digest order, with its tags and manifest.
+// ListBundles returns every sealed bundle, in digest order, with its tags and listing (from
+// the store's ListingCache where it has one, else from the manifest).
 func ListBundles(ctx context.Context, s Store) ([]BundleInfo, error) {
 	sealed, err := SealedBundles(ctx, s)
 	if err != nil {
@@ -25,13 +26,13 @@ func ListBundles(ctx context.Context, s Store) ([]BundleInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	listings, err := listingsOf(ctx, s, sealed)
+	if err != nil {
+		return nil, err
+	}
 	infos := make([]BundleInfo, 0, len(sealed))
-	for _, d := range sealed {
-		m, err := LoadBundleManifest(ctx, s, d)
-		if err != nil {
-			return nil, err
-		}
-		infos = append(infos, BundleInfo{Digest: d, Tags: tags[d], Manifest: m})
+	for i, d := range sealed {
+		infos = append(infos, BundleInfo{Digest: d, Tags: tags[d], Listing: listings[i]})
 	}
 	return infos, nil
 }

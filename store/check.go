@@ -99,6 +99,11 @@ type CheckReport struct {
 	// (an archive may carry an object before the blobs it names). They are garbage for GC, not
 	// damage; the same reference from reachable content is a Problem.
 	DanglingGarbage int
+	// Garbage is what GC removes, decided by the same function (FindGarbage): every blob,
+	// object and chunk no ref reaches, such as what a failed or interrupted recording wrote.
+	// Nil when a reachable object cannot be read: then what it refers to, and so what is
+	// garbage, cannot be known (a Problem names the object).
+	Garbage *Garbage
 	// Problems is sorted by digest, ref, kind and message, so two checks of the same store
 	// report identically.
 	Problems []Problem
@@ -132,42 +137,46 @@ func Check(ctx context.Context, s Store, opts CheckOptions) (*CheckReport, error
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{s: s, inv: inv, opts: opts, report: &CheckReport{}, edges: map[Digest][]Digest{}}
+	c := &checker{s: s, inv: inv, opts: opts, report: &CheckReport{}}
 	c.checkChunkLists()
 	if err := c.verifyAll(ctx); err != nil {
 		return nil, err
 	}
-	refs, err := c.checkRefs(ctx)
-	if err != nil {
+	if err := c.checkRefs(ctx); err != nil {
 		return nil, err
 	}
-	c.classifyReferenceProblems(refs)
+	g, err := FindGarbage(ctx, s)
+	switch {
+	case err == nil:
+		c.report.Garbage = g
+		listingProblems, err := checkListings(ctx, s, g.sealed)
+		if err != nil {
+			return nil, err
+		}
+		c.report.Problems = append(c.report.Problems, listingProblems...)
+	case !isContentError(err):
+		return nil, err
+	}
+	c.classifyReferenceProblems()
 	slices.SortFunc(c.report.Problems, compareProblems)
 	return c.report, nil
 }
 
 // classifyReferenceProblems keeps the reference problems of content some ref reaches and
-// counts the others as garbage (see CheckReport.DanglingGarbage).
-func (c *checker) classifyReferenceProblems(refs []Ref) {
-	reachable := map[Digest]bool{}
-	var stack []Digest
-	for _, r := range refs {
-		stack = append(stack, r.Digest)
-	}
-	for len(stack) > 0 {
-		d := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if reachable[d] {
-			continue
+// counts those of garbage objects as garbage (see CheckReport.DanglingGarbage). When garbage
+// is unknown, every reference problem is a problem.
+func (c *checker) classifyReferenceProblems() {
+	garbage := map[Digest]bool{}
+	if g := c.report.Garbage; g != nil {
+		for _, e := range g.Objects {
+			garbage[e.Digest] = true
 		}
-		reachable[d] = true
-		stack = append(stack, c.edges[d]...)
 	}
 	for _, p := range c.referenceProblems {
-		if reachable[p.Digest] {
-			c.report.Problems = append(c.report.Problems, p)
-		} else {
+		if garbage[p.Digest] {
 			c.report.DanglingGarbage++
+		} else {
+			c.report.Problems = append(c.report.Problems, p)
 		}
 	}
 }
@@ -210,9 +219,8 @@ type checker struct {
 	done   CheckProgress
 	// incomplete holds blobs with a missing chunk: reading them would only repeat that.
 	incomplete map[Digest]bool
-	// edges holds every object's references, and referenceProblems the problems of those
-	// references, which count only for content a ref reaches (guarded by mu).
-	edges             map[Digest][]Digest
+	// referenceProblems holds the problems of objects' references, which count only for
+	// content a ref reaches (guarded by mu).
 	referenceProblems []Problem
 }
 
@@ -379,10 +387,8 @@ func (c *checker) verifyObject(ctx context.Context, e Entry) (int64, error) {
 	if kind != e.Kind {
 		return int64(len(b)), fmt.Errorf("%w: stored as a %s but the object is a %s", ErrCorrupt, e.Kind, kind)
 	}
-	targets := make([]Digest, 0, len(refs))
 	var problems []Problem
 	for _, ref := range refs {
-		targets = append(targets, ref.Digest)
 		target, ok := c.inv.byDigest[ref.Digest]
 		if !ok {
 			problems = append(problems, Problem{Digest: e.Digest, Kind: ProblemMissingReference,
@@ -395,7 +401,6 @@ func (c *checker) verifyObject(ctx context.Context, e Entry) (int64, error) {
 		}
 	}
 	c.mu.Lock()
-	c.edges[e.Digest] = targets
 	c.referenceProblems = append(c.referenceProblems, problems...)
 	c.mu.Unlock()
 	return int64(len(b)), nil
@@ -444,11 +449,11 @@ func refTargetProblem(ns string, k Kind) string {
 }
 
 // checkRefs checks that every ref points at present content of the right kind, and that refs
-// named after a digest point at that digest. It returns the refs it checked.
-func (c *checker) checkRefs(ctx context.Context) ([]Ref, error) {
+// named after a digest point at that digest.
+func (c *checker) checkRefs(ctx context.Context) error {
 	refs, err := c.s.ListRefs(ctx, "")
 	if err != nil {
-		return nil, fmt.Errorf("store: check: list refs: %w", err)
+		return fmt.Errorf("store: check: list refs: %w", err)
 	}
 	c.report.Refs = len(refs)
 	for _, r := range refs {
@@ -467,7 +472,7 @@ func (c *checker) checkRefs(ctx context.Context) ([]Ref, error) {
 			c.add(Problem{Ref: r.Name, Kind: ProblemBadRef, Message: fmt.Sprintf("points at %s, a %s rather than %s", r.Digest, kindName(target.Kind), want)})
 		}
 	}
-	return refs, nil
+	return nil
 }
 
 func kindName(k Kind) string {

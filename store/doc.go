@@ -70,10 +70,12 @@
 // Check is the store's fsck. It reads back and re-hashes every blob and object (the chunks of a
 // large blob are verified as the blob is read), decodes every object, checks every reference
 // (present, with the size and kind the referrer states), every chunk list and every ref, and
-// reports each inconsistency as a Problem, in a deterministic order. Chunks no chunk list names
-// are left only by an interrupted write: they are decoded and counted as garbage. References
-// from objects no ref reaches are garbage too. GC removes what no ref reaches, referrers before
-// what they refer to, so that an interrupted collection leaves a consistent store. GatherStats
+// reports each inconsistency as a Problem, in a deterministic order. What no ref reaches is
+// garbage, not a problem, and FindGarbage alone decides it: Check reports it (CheckReport.Garbage)
+// and GC removes exactly it, referrers before what they refer to, so that an interrupted
+// collection leaves a consistent store. Chunks no chunk list names are left only by an
+// interrupted write: they are decoded, so that a damaged one is reported, and they are garbage;
+// so are the references of garbage objects to missing content. GatherStats
 // counts entries and bytes per kind and the effect of deduplication and compression. All three
 // use only the Store interface, plus optional interfaces an engine may implement
 // (ChunkDecoder, ChunkDeleter, Compactor).

@@ -43,8 +43,7 @@ type Compactor interface {
 	Compact(ctx context.Context) error
 }
 
-// GC removes every blob, object and chunk that no ref reaches: it marks the closure of every
-// ref's target, then sweeps the rest.
+// GC removes every blob, object and chunk that no ref reaches, as FindGarbage lists them.
 //
 // The sweep removes unreachable objects before what they refer to, then raw blobs, then
 // chunks, so a GC interrupted at any point leaves no object, chunk list or ref pointing at
@@ -53,40 +52,19 @@ type Compactor interface {
 // removed, because what it refers to cannot be known. GC must not run while another writer of
 // the same store is between writing content and sealing it: that content is not yet reachable.
 func GC(ctx context.Context, s Store, opts GCOptions) (*GCReport, error) {
-	report := &GCReport{DryRun: opts.DryRun}
-	reachable, chunksKept, err := mark(ctx, s, report)
+	g, err := FindGarbage(ctx, s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("store: gc: %w", err)
 	}
-	var objects, blobs, chunks []Entry
-	err = s.Walk(ctx, func(e Entry) error {
-		switch {
-		case e.Chunk:
-			if !chunksKept[e.Digest] {
-				chunks = append(chunks, e)
-			}
-		case reachable[e.Digest]:
-			report.Kept++
-		case e.Kind != "":
-			objects = append(objects, e)
-		default:
-			blobs = append(blobs, e)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: gc: walk: %w", err)
+	report := &GCReport{DryRun: opts.DryRun, Roots: g.Roots, Kept: g.Kept, Removed: g.Entries(), Missing: g.Missing}
+	report.RemovedBytes, report.RemovedStored = g.Bytes()
+	if opts.DryRun {
+		return report, nil
 	}
-	objects, err = referrersFirst(ctx, s, objects)
-	if err != nil {
-		return nil, err
+	if err := dropStaleListings(ctx, s, g.sealed); err != nil {
+		return report, fmt.Errorf("store: gc: %w", err)
 	}
-	report.Removed = slices.Concat(objects, blobs, chunks)
-	for _, e := range report.Removed {
-		report.RemovedBytes += e.Size
-		report.RemovedStored += e.StoredSize
-	}
-	if opts.DryRun || len(report.Removed) == 0 {
+	if len(report.Removed) == 0 {
 		return report, nil
 	}
 	if err := sweep(ctx, s, report.Removed); err != nil {
@@ -98,33 +76,6 @@ func GC(ctx context.Context, s Store, opts GCOptions) (*GCReport, error) {
 		}
 	}
 	return report, s.Sync(ctx)
-}
-
-// mark returns the blobs and objects reachable from any ref, and the chunks their chunk lists
-// name.
-func mark(ctx context.Context, s Store, report *GCReport) (map[Digest]bool, map[Digest]bool, error) {
-	refs, err := s.ListRefs(ctx, "")
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: gc: list refs: %w", err)
-	}
-	report.Roots = len(refs)
-	w := newGraphWalk(s, true)
-	for _, r := range refs {
-		if err := w.walk(ctx, edge{referrer: "ref " + r.Name, fromRef: r.Name, desc: Descriptor{Digest: r.Digest}, root: true}); err != nil {
-			return nil, nil, fmt.Errorf("store: gc: mark from ref %s: %w", r.Name, err)
-		}
-	}
-	report.Missing = w.missing
-	slices.SortFunc(report.Missing, compareProblems)
-	reachable := make(map[Digest]bool, len(w.order))
-	chunks := map[Digest]bool{}
-	for _, e := range w.order {
-		reachable[e.Digest] = true
-		for _, c := range e.Chunks {
-			chunks[c] = true
-		}
-	}
-	return reachable, chunks, nil
 }
 
 // referrersFirst orders unreachable objects so that each comes before every other unreachable

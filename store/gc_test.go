@@ -251,3 +251,68 @@ func TestGCReportsDanglingRefs(t *testing.T) {
 		t.Fatalf("GC = %+v, %v; want the dangling tag reported", report, err)
 	}
 }
+
+// TestCheckAndGCAgree: what Check reports as garbage is exactly what GC then removes, entry for
+// entry and byte for byte, whatever left it: a recording that failed after writing a large
+// blob (the case fsck used to call clean while gc removed hundreds of MiB), an unsealed
+// bundle, an interrupted chunked write, an object naming missing content. After GC, Check
+// reports no garbage.
+func TestCheckAndGCAgree(t *testing.T) {
+	tests := []struct {
+		name  string
+		leave func(t *testing.T, s *badgerstore.Store)
+		want  int // garbage entries at least
+	}{
+		{"nothing", func(*testing.T, *badgerstore.Store) {}, 0},
+		{"a failed recording's large blob", func(t *testing.T, s *badgerstore.Store) {
+			storetest.Put(t, s, storetest.LogBytes(20, 300<<10))
+		}, 1 + 300/4},
+		{"an unsealed bundle and chunks of a deleted blob", func(t *testing.T, s *badgerstore.Store) { garbageStore(t, s) }, 7},
+		{"an object naming missing content", func(t *testing.T, s *badgerstore.Store) {
+			b := storetest.NewBundle(t, 21, 100)
+			putObjects(t, s, b.Objects[0]) // its blobs were never written
+		}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			kept := storetest.NewBundle(t, 22, 40<<10)
+			kept.Store(t, s)
+			if _, err := store.Seal(t.Context(), s, kept.Manifest); err != nil {
+				t.Fatal(err)
+			}
+			tc.leave(t, s)
+			report, err := store.Check(t.Context(), s, store.CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !report.OK() || report.Garbage == nil {
+				t.Fatalf("check: problems %v, garbage %v", report.Problems, report.Garbage)
+			}
+			checked := report.Garbage.Entries()
+			if len(checked) < tc.want {
+				t.Errorf("check reports %d garbage entries, want at least %d", len(checked), tc.want)
+			}
+			gc, err := store.GC(t.Context(), s, store.GCOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := func(a, b store.Entry) bool {
+				return a.Digest == b.Digest && a.Chunk == b.Chunk && a.StoredSize == b.StoredSize
+			}
+			if !slices.EqualFunc(checked, gc.Removed, same) {
+				t.Errorf("check called %d entries garbage, gc removed %d:\ncheck %v\ngc    %v", len(checked), len(gc.Removed), checked, gc.Removed)
+			}
+			if content, stored := report.Garbage.Bytes(); content != gc.RemovedBytes || stored != gc.RemovedStored {
+				t.Errorf("check counts %d bytes (%d stored) of garbage, gc removed %d (%d)", content, stored, gc.RemovedBytes, gc.RemovedStored)
+			}
+			after, err := store.Check(t.Context(), s, store.CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !after.OK() || after.Garbage == nil || after.Garbage.Len() != 0 || after.OrphanChunks != 0 || after.DanglingGarbage != 0 {
+				t.Errorf("after gc: %+v", after)
+			}
+		})
+	}
+}

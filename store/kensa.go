@@ -1,28 +1,38 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 )
 
 // This file holds the evidence objects of Kensa runs (github.com/satyaborg/kensa v0.7.0): one
-// bundle per run of one scenario (one dataset row, one repeat). The manifest pins the
-// scenario's definition as a ProfileTree (the scenario file byte-exact, its judge spec, its
-// dataset, the price table used to cost spans), and refers to the run's evidence: the spans in
-// Kensa's converted model (the evaluator's input), the raw span sources they came from, the
-// captured output, the recorded judgement, and — for runs imported from a .kensa directory —
-// the result Kensa itself wrote.
+// bundle per run of one scenario (one dataset row, one repeat).
+//
+// A run is two objects. The KensaEvidence object is everything the evaluator reads — the
+// scenario's definition pinned as a ProfileTree (the scenario file byte-exact, its judge spec,
+// its dataset, the price table used to cost spans), the input, the dataset row, how the
+// process ended, its captured output, the spans in Kensa's converted model, the raw span
+// sources they came from, the recorded judgement — and nothing else: no clock, no run id, no
+// repeat number. Two runs whose evidence is the same have one evidence object, one digest, and
+// the same verdict, which names that digest. The KensaRun manifest (its digest is the bundle id)
+// is the run itself: its evidence, who recorded it, its run id, its wall-clock facts (start
+// time, duration: non-scoring metadata the evaluator never reads), the recorder's findings, the
+// annotations (repeat number, tag), and for runs imported from a .kensa directory the result
+// Kensa itself recorded. A bundle id names one run; the evidence digest names what was seen.
 
 // Kinds of Kensa objects.
 const (
 	KindKensaRun       Kind = "kensa-run"
 	KindKensaJudgement Kind = "kensa-judgement"
+	KindKensaEvidence  Kind = "kensa-evidence"
 )
 
 // Media types of Kensa objects and blobs.
 const (
 	MediaTypeKensaRun       = "application/vnd.oasis-replay.kensa-run.v1+json"
 	MediaTypeKensaJudgement = "application/vnd.oasis-replay.kensa-judgement.v1+json"
+	MediaTypeKensaEvidence  = "application/vnd.oasis-replay.kensa-evidence.v1+json"
 
 	// MediaTypeKensaTrace is a trace in Kensa's converted span model: one JSON span a line, as
 	// Kensa writes .kensa/traces/*.jsonl. It is what the evaluator reads.
@@ -48,6 +58,7 @@ const (
 var (
 	_ = registerKind(KindKensaRun, kindInfo{code: 16, mediaType: MediaTypeKensaRun, decode: func() Object { return new(KensaRun) }, manifest: true})
 	_ = registerKind(KindKensaJudgement, kindInfo{code: 17, mediaType: MediaTypeKensaJudgement, decode: func() Object { return new(KensaJudgement) }})
+	_ = registerKind(KindKensaEvidence, kindInfo{code: 18, mediaType: MediaTypeKensaEvidence, decode: func() Object { return new(KensaEvidence) }})
 )
 
 // Recorder sources of Kensa runs.
@@ -56,19 +67,41 @@ const (
 	SourceKensaImport = "kensa-import" // read from a .kensa directory Kensa wrote
 )
 
-// KensaRun is the manifest of one run of one Kensa scenario. Its digest is the bundle id.
-// Nothing from the recorder's clock enters it except NonScoring, which the evaluator never
-// reads.
+// KensaRun is the manifest of one run of one Kensa scenario. Its digest is the bundle id: it
+// covers the evidence object and everything about the run that is not evidence.
 type KensaRun struct {
 	Header
 	Recorder RecorderInfo `json:"recorder"`
-	// Definition is the ProfileTree pinning the scenario: ScenarioFile, and when used the judge
-	// spec ("judges/<name>.yaml"), the dataset and the price table ("prices.json").
+	// Evidence is the KensaEvidence object: all the evaluator reads.
+	Evidence Digest `json:"evidence"`
+	// DefinitionTree, ScenarioFile, Scenario and Case repeat the evidence's, so that listings
+	// and archives need not read it; a loader requires them equal.
 	DefinitionTree Digest `json:"definition"`
 	ScenarioFile   string `json:"scenario_file"`
 	Scenario       string `json:"scenario"`
+	Case           int    `json:"case"`
 	// RunID is the Kensa run (a .kensa/runs manifest) or the kensa run invocation it belongs to.
 	RunID string `json:"run_id"`
+	// Claimed is the result Kensa recorded for this run (MediaTypeKensaResult), for audit;
+	// ClaimedRun is Kensa's own record of the run (MediaTypeKensaScenarioRun).
+	Claimed    *Descriptor `json:"claimed,omitempty"`
+	ClaimedRun *Descriptor `json:"claimed_run,omitempty"`
+	// NonScoring holds wall-clock facts (start time, duration); never evaluated.
+	NonScoring  map[string]string `json:"non_scoring,omitempty"`
+	Findings    []Finding         `json:"findings,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// KensaEvidence is what one run of a Kensa scenario gave, and all the evaluator reads: a
+// function of the definition, the input and what the agent did, with nothing from the
+// recorder's clock, so identical runs share it.
+type KensaEvidence struct {
+	Header
+	// Definition is the ProfileTree pinning the scenario: ScenarioFile, and when used the judge
+	// spec ("judges/<name>.yaml"), the dataset and the price table ("prices.json").
+	Definition   Digest `json:"definition"`
+	ScenarioFile string `json:"scenario_file"`
+	Scenario     string `json:"scenario"`
 	// Case is the 1-based dataset row, 0 for a scenario without a dataset. Runs with the same
 	// scenario and case are repeats of one another.
 	Case int `json:"case"`
@@ -82,19 +115,14 @@ type KensaRun struct {
 	Stderr     *Output     `json:"stderr,omitempty"`
 	// Trace is the run's spans in Kensa's model (MediaTypeKensaTrace); nil when none arrived.
 	Trace *Descriptor `json:"trace,omitempty"`
+	// TracePath is the trace's path as Kensa recorded it (imported runs): Kensa's results
+	// report it.
+	TracePath string `json:"trace_path,omitempty"`
 	// SpanSources are the raw inputs Trace was derived from (OTLP bodies, the exporter's JSONL,
 	// the trace file Kensa wrote), in arrival order.
 	SpanSources []SourceFile `json:"span_sources,omitempty"`
 	// Judgement is the recorded LLM judgement (a KensaJudgement object), if a judge ran.
 	Judgement *Descriptor `json:"judgement,omitempty"`
-	// Claimed is the result Kensa recorded for this run (MediaTypeKensaResult), for audit;
-	// ClaimedRun is Kensa's own record of the run (MediaTypeKensaScenarioRun).
-	Claimed    *Descriptor `json:"claimed,omitempty"`
-	ClaimedRun *Descriptor `json:"claimed_run,omitempty"`
-	// NonScoring holds wall-clock facts (start time, duration in nanoseconds); never evaluated.
-	NonScoring  map[string]string `json:"non_scoring,omitempty"`
-	Findings    []Finding         `json:"findings,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // KensaExit is how the agent's process ended, as Kensa's runner sees it.
@@ -140,6 +168,9 @@ func (*KensaRun) ObjectKind() Kind { return KindKensaRun }
 // ObjectKind implements Object.
 func (*KensaJudgement) ObjectKind() Kind { return KindKensaJudgement }
 
+// ObjectKind implements Object.
+func (*KensaEvidence) ObjectKind() Kind { return KindKensaEvidence }
+
 // Definition implements Manifest.
 func (m *KensaRun) Definition() Digest { return m.DefinitionTree }
 
@@ -152,29 +183,38 @@ func (m *KensaRun) Summary() BundleSummary {
 	return BundleSummary{Evaluation: EvaluationKensa, Subject: subject, Units: 1, UnitName: "runs", Source: m.Recorder.Source}
 }
 
-// References implements Object: the definition, then every piece of evidence in field order.
+// References implements Object: the definition, the evidence, then Kensa's claims.
 func (m *KensaRun) References() []Descriptor {
-	refs := []Descriptor{{MediaType: MediaTypeProfileTree, Digest: m.DefinitionTree}}
-	for _, d := range []*Descriptor{m.Input, m.DatasetRow} {
+	refs := []Descriptor{{MediaType: MediaTypeProfileTree, Digest: m.DefinitionTree}, {MediaType: MediaTypeKensaEvidence, Digest: m.Evidence}}
+	for _, d := range []*Descriptor{m.Claimed, m.ClaimedRun} {
 		if d != nil {
 			refs = append(refs, *d)
 		}
 	}
-	for _, o := range []*Output{m.Stdout, m.Stderr} {
+	return refs
+}
+
+// References implements Object: the definition, then every piece of evidence in field order.
+func (e *KensaEvidence) References() []Descriptor {
+	refs := []Descriptor{{MediaType: MediaTypeProfileTree, Digest: e.Definition}}
+	for _, d := range []*Descriptor{e.Input, e.DatasetRow} {
+		if d != nil {
+			refs = append(refs, *d)
+		}
+	}
+	for _, o := range []*Output{e.Stdout, e.Stderr} {
 		if o != nil {
 			refs = append(refs, o.Blob)
 		}
 	}
-	if m.Trace != nil {
-		refs = append(refs, *m.Trace)
+	if e.Trace != nil {
+		refs = append(refs, *e.Trace)
 	}
-	for _, s := range m.SpanSources {
+	for _, s := range e.SpanSources {
 		refs = append(refs, s.Blob)
 	}
-	for _, d := range []*Descriptor{m.Judgement, m.Claimed, m.ClaimedRun} {
-		if d != nil {
-			refs = append(refs, *d)
-		}
+	if e.Judgement != nil {
+		refs = append(refs, *e.Judgement)
 	}
 	return refs
 }
@@ -193,8 +233,8 @@ var kensaRunID = regexp.MustCompile(`^[\w.-]+$`)
 
 func (m *KensaRun) validate() error {
 	switch {
-	case m.DefinitionTree.IsZero():
-		return fmt.Errorf("%w: kensa-run: missing definition", ErrInvalidObject)
+	case m.DefinitionTree.IsZero() || m.Evidence.IsZero():
+		return fmt.Errorf("%w: kensa-run: missing definition or evidence", ErrInvalidObject)
 	case m.Scenario == "" || m.ScenarioFile == "":
 		return fmt.Errorf("%w: kensa-run: missing scenario or scenario_file", ErrInvalidObject)
 	case !kensaRunID.MatchString(m.RunID):
@@ -202,8 +242,24 @@ func (m *KensaRun) validate() error {
 	case m.Case < 0:
 		return fmt.Errorf("%w: kensa-run %s: negative case %d", ErrInvalidObject, m.Scenario, m.Case)
 	}
-	for i, ref := range m.References()[1:] {
-		if err := ref.validate(fmt.Sprintf("kensa-run %s: reference %d", m.Scenario, i+1)); err != nil {
+	return validateRefs(m.References()[2:], "kensa-run "+m.Scenario)
+}
+
+func (e *KensaEvidence) validate() error {
+	switch {
+	case e.Definition.IsZero():
+		return fmt.Errorf("%w: kensa-evidence: missing definition", ErrInvalidObject)
+	case e.Scenario == "" || e.ScenarioFile == "":
+		return fmt.Errorf("%w: kensa-evidence: missing scenario or scenario_file", ErrInvalidObject)
+	case e.Case < 0:
+		return fmt.Errorf("%w: kensa-evidence %s: negative case %d", ErrInvalidObject, e.Scenario, e.Case)
+	}
+	return validateRefs(e.References()[1:], "kensa-evidence "+e.Scenario)
+}
+
+func validateRefs(refs []Descriptor, what string) error {
+	for i, ref := range refs {
+		if err := ref.validate(fmt.Sprintf("%s: reference %d", what, i+1)); err != nil {
 			return err
 		}
 	}
@@ -217,4 +273,23 @@ func (j *KensaJudgement) validate() error {
 		return fmt.Errorf("%w: kensa-judgement: label %q is not pass, fail or uncertain", ErrInvalidObject, j.Label)
 	}
 	return j.Answer.validate("kensa-judgement: answer")
+}
+
+// LoadKensaEvidence reads the evidence object a Kensa run's manifest names, and requires it to
+// name the definition, scenario file, scenario and case the manifest repeats.
+func LoadKensaEvidence(ctx context.Context, s ObjectGetter, m *KensaRun) (*KensaEvidence, error) {
+	b, err := s.GetObject(ctx, m.Evidence)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	var e KensaEvidence
+	if err := Decode(b, &e); err != nil {
+		return nil, fmt.Errorf("evidence %s: %w", m.Evidence.Short(), err)
+	}
+	if e.Definition != m.DefinitionTree || e.ScenarioFile != m.ScenarioFile || e.Scenario != m.Scenario || e.Case != m.Case {
+		return nil, fmt.Errorf("%w: the manifest names definition %s, %s, scenario %s case %d; its evidence %s names %s, %s, %s case %d",
+			ErrCorrupt, m.DefinitionTree.Short(), m.ScenarioFile, m.Scenario, m.Case,
+			m.Evidence.Short(), e.Definition.Short(), e.ScenarioFile, e.Scenario, e.Case)
+	}
+	return &e, nil
 }

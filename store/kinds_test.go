@@ -71,7 +71,7 @@ func TestSealAnotherManifestKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	infos, err := store.ListBundles(t.Context(), s)
-	if err != nil || len(infos) != 1 || infos[0].Digest != d || infos[0].Manifest.Summary().Evaluation != "other" {
+	if err != nil || len(infos) != 1 || infos[0].Digest != d || infos[0].Evaluation != "other" {
 		t.Fatalf("ListBundles = %+v, %v", infos, err)
 	}
 	if _, err := store.LoadManifest(t.Context(), s, d); !errors.Is(err, store.ErrWrongEvaluation) {

@@ -55,6 +55,8 @@ func Seal(ctx context.Context, s Sealer, m Manifest, tags ...string) (Digest, er
 	if err := s.SetRef(ctx, BundleRefName(desc.Digest), desc.Digest); err != nil {
 		return Digest{}, fmt.Errorf("store: seal: %w", err)
 	}
+	// The bundle is sealed: a listing that cannot be kept is read from the manifest instead.
+	_ = cacheListing(ctx, s, desc.Digest, m)
 	for _, name := range tagRefs {
 		if err := s.SetRef(ctx, name, desc.Digest); err != nil {
 			return desc.Digest, fmt.Errorf("store: seal %s: tag: %w", desc.Digest, err)

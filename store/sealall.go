@@ -66,5 +66,8 @@ func SealAll(ctx context.Context, s Store, ms []Manifest, extra []Ref) ([]Digest
 	if err := SetRefs(ctx, s, append(refs, extra...)); err != nil {
 		return nil, fmt.Errorf("store: seal: %w", err)
 	}
+	for i, m := range ms {
+		_ = cacheListing(ctx, s, digests[i], m) // as Seal does
+	}
 	return digests, nil
 }

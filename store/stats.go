@@ -20,6 +20,9 @@ type Stats struct {
 	Unique int64
 	// Stored is what the records take after compression.
 	Stored int64
+	// Internal is what the engine keeps besides content and refs, for its own use
+	// (compression dictionaries, the listing cache): see InternalSizer. Not part of Stored.
+	Internal int64
 	// Refs counts refs per namespace ("bundles/", "tags/", …), sorted by namespace.
 	Refs []RefStats
 }
@@ -59,6 +62,11 @@ const (
 	statChunk       = "chunk"
 )
 
+// InternalSizer is implemented by stores that keep data of their own besides content and refs.
+type InternalSizer interface {
+	InternalSize(ctx context.Context) (int64, error)
+}
+
 // GatherStats walks the store once and counts its entries and refs. It reads headers only.
 func GatherStats(ctx context.Context, s Store) (*Stats, error) {
 	byName := map[string]*KindStats{}
@@ -88,6 +96,11 @@ func GatherStats(ctx context.Context, s Store) (*Stats, error) {
 	for _, name := range statOrder() {
 		if ks := byName[name]; ks != nil {
 			st.Kinds = append(st.Kinds, *ks)
+		}
+	}
+	if is, ok := s.(InternalSizer); ok {
+		if st.Internal, err = is.InternalSize(ctx); err != nil {
+			return nil, fmt.Errorf("store: stats: %w", err)
 		}
 	}
 	refs, err := s.ListRefs(ctx, "")

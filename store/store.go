@@ -14,7 +14,8 @@ type Store interface {
 	// PutBlob reads r to EOF and stores its bytes as one blob. Large input is cut into chunks
 	// and stored as a list of chunks; nothing buffers the whole input. Storing content that is
 	// already present is a no-op that returns the same digest. Writes are not durable until
-	// Sync returns.
+	// Sync returns. A PutBlob that fails (its reader fails, its context ends, the store is full)
+	// leaves the store as it was: what it wrote is undone, except what other writes use.
 	PutBlob(ctx context.Context, r io.Reader) (Digest, int64, error)
 
 	// OpenBlob returns a reader over the exact bytes of a blob (or of a structured object),

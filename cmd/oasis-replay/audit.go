@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -48,6 +49,9 @@ func runAudit(c *cli.Context) error {
 	if !slices.Contains(auditFormats, format) {
 		return argsError(c, "--format %q: want text, json or junit", format)
 	}
+	if err := checkInputs(flagInput(c, "report", inputfile.File)); err != nil {
+		return err
+	}
 	trusted, err := loadTrusted(c)
 	if err != nil {
 		return err
@@ -61,7 +65,7 @@ func runAudit(c *cli.Context) error {
 			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
 		}
 		if other != nil {
-			if trusted != nil {
+			if trusted != nil && other.expect == nil {
 				return signingUnsupported(c, d, m)
 			}
 			return other.audit(c, s, d, m)

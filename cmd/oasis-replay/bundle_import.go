@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
 )
@@ -28,7 +28,7 @@ func bundleImportCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			path := c.Args().First()
-			f, err := os.Open(path)
+			f, err := inputfile.Open(c.Context, path)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 
@@ -24,13 +25,14 @@ func bundleLsCommand() *cli.Command {
 				if c.Bool("json") {
 					return writeCanonical(c.App.Writer, bundleListJSON(infos))
 				}
+				// One write for the whole listing, not one per bundle.
+				w := bufio.NewWriter(c.App.Writer)
 				for _, b := range infos {
-					sum := b.Manifest.Summary()
-					fmt.Fprintf(c.App.Writer, "%s  %s  %s %s  %d %s  %s\n",
-						b.Digest.Short(), sum.Subject, sum.Agent.Name, sum.Agent.Version,
-						sum.Units, sum.UnitName, strings.Join(b.Tags, ","))
+					fmt.Fprintf(w, "%s  %s  %s %s  %d %s  %s\n",
+						b.Digest.Short(), b.Subject, b.Agent.Name, b.Agent.Version,
+						b.Units, b.UnitName, strings.Join(b.Tags, ","))
 				}
-				return nil
+				return w.Flush()
 			})
 		},
 	}
@@ -49,9 +51,9 @@ type bundleListEntry struct {
 func bundleListJSON(infos []store.BundleInfo) []bundleListEntry {
 	out := make([]bundleListEntry, 0, len(infos))
 	for _, b := range infos {
-		e := bundleListEntry{Digest: b.Digest, Tags: append([]string{}, b.Tags...), BundleSummary: b.Manifest.Summary()}
-		if run, ok := b.Manifest.(*store.RunManifest); ok {
-			e.Profile, e.Scenarios = &run.Profile, len(run.Scenarios)
+		e := bundleListEntry{Digest: b.Digest, Tags: append([]string{}, b.Tags...), BundleSummary: b.BundleSummary, Profile: b.Profile}
+		if b.Profile != nil {
+			e.Scenarios = b.Units // an OASIS run's units are its scenarios
 		}
 		out = append(out, e)
 	}

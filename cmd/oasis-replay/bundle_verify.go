@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
 )
@@ -24,9 +25,9 @@ func bundleVerifyCommand() *cli.Command {
 			"usage, an unknown bundle, a file that cannot be read, or any other error.",
 		Action: func(c *cli.Context) error {
 			arg := c.Args().First()
-			if info, err := os.Stat(arg); err == nil && info.Mode().IsRegular() {
-				return verifyArchiveFile(c, arg)
-			} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(arg); err == nil {
+				return verifyArchiveFile(c, arg) // an existing path is never a bundle name
+			} else if !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
@@ -43,7 +44,7 @@ func bundleVerifyCommand() *cli.Command {
 }
 
 func verifyArchiveFile(c *cli.Context, path string) error {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(c.Context, path)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -15,6 +16,11 @@ type evaluationCommands struct {
 	// audit compares the recorded result of bundle d with what its evidence gives, as `audit`
 	// does; nil when the kind records no claimed result.
 	audit func(c *cli.Context, s store.Store, d store.Digest, m store.Manifest) error
+	// expect re-derives the receipt of bundle d and returns what a signed receipt must name to
+	// vouch for it, and the evaluator that derived it (receipt verify --bundle). A kind that
+	// sets it makes and checks signed receipts in its replay and audit (--sign,
+	// --require-signature); other kinds refuse those flags.
+	expect func(c *cli.Context, s store.Store, d store.Digest) (attest.Expect, store.EvaluatorInfo, error)
 }
 
 // evaluations maps a bundle manifest kind to its commands.

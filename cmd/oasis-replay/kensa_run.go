@@ -2,16 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -29,7 +27,8 @@ func kensaRunCommand() *cli.Command {
 			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON); every span source is kept byte-exact.\n" +
 			"A run past --timeout is killed with its process group and recorded as an error run.\n\n" +
 			"The store is never held while agents run: each run is spooled to a directory, and the store is\n" +
-			"opened briefly to seal finished runs. A killed kensa run loses only the runs in flight.\n\n" +
+			"opened at most once a second to seal finished runs. A killed kensa run loses only the runs in\n" +
+			"flight. The progress line (runs done, running, failed) is drawn only when stderr is a terminal.\n\n" +
 			"--judge-cmd CMD runs a judge command for scenarios with criteria whose checks pass: Kensa's\n" +
 			"judge prompt on its stdin, its answer (Kensa's JSON verdict) on its stdout; both are recorded.\n" +
 			"Without it, criteria are recorded as pending, never as passed.\n\n" +
@@ -51,6 +50,8 @@ func kensaRunCommand() *cli.Command {
 }
 
 func runKensaRun(c *cli.Context) error {
+	// A live recording too: within the same memory budget, whatever the agents print.
+	limitMemory()
 	opts, err := kensaRunOptions(c)
 	if err != nil {
 		return err
@@ -70,13 +71,30 @@ func runKensaRun(c *cli.Context) error {
 		}
 		defer os.RemoveAll(spool)
 	}
-	r := &kensaRunner{c: c, opts: opts, spool: spool, total: len(jobs), status: newRunStatus(c, len(jobs))}
-	return r.run(jobs)
+	open := func(use func(s rkensa.Writer) error) error {
+		return withStore(c, readWrite, func(s store.Store) error { return use(s) })
+	}
+	var tag func(*rkensa.Record) []string
+	if opts.Tag != "" {
+		tag = func(rec *rkensa.Record) []string { return []string{rkensa.ScenarioTag(opts.Tag, rec)} }
+	}
+	status := newRunStatus(c.App.Writer, c.App.ErrWriter, len(jobs))
+	sum, err := rkensa.RunJobs(c.Context, jobs, opts, c.Int("parallel"), spool, open, tag, status)
+	status.finish(sum)
+	switch {
+	case err != nil:
+		return err
+	case c.Context.Err() != nil:
+		return fmt.Errorf("kensa run: interrupted; %d runs sealed are kept, %d in flight were not recorded", sum.Sealed, sum.Interrupted)
+	case sum.Failed > 0:
+		return reported{status: exitMismatch}
+	}
+	return nil
 }
 
 func kensaRunOptions(c *cli.Context) (rkensa.Options, error) {
 	opts := rkensa.Options{Runs: c.Int("runs"), Timeout: c.Duration("timeout"), Tag: c.String("tag"),
-		JudgeModel: c.String("judge-model"), RunID: c.String("run-id")}
+		JudgeModel: c.String("judge-model"), RunID: c.String("run-id"), Version: version()}
 	if opts.Runs < 1 || c.Int("parallel") < 1 || opts.Timeout <= 0 {
 		return opts, argsError(c, "--runs and --parallel must be at least 1 and --timeout positive")
 	}
@@ -85,6 +103,11 @@ func kensaRunOptions(c *cli.Context) (rkensa.Options, error) {
 	}
 	if !fkensa.ValidRunID(opts.RunID) {
 		return opts, argsError(c, "--run-id %q: want letters, digits, '_', '.' or '-'", opts.RunID)
+	}
+	if opts.Tag != "" {
+		if err := store.ValidateTag(opts.Tag); err != nil {
+			return opts, argsError(c, "--tag: %v", err)
+		}
 	}
 	if p := c.String("prices"); p != "" {
 		b, err := os.ReadFile(p)
@@ -106,199 +129,66 @@ func kensaRunOptions(c *cli.Context) (rkensa.Options, error) {
 	return opts, nil
 }
 
-// kensaRunner executes jobs on --parallel workers and seals finished runs in batches, opening
-// the store only while it seals.
-type kensaRunner struct {
-	c      *cli.Context
-	opts   rkensa.Options
-	spool  string
-	total  int
-	status *runStatus
-
-	mu       sync.Mutex
-	pending  []*rkensa.Record
-	failures int
-	err      error
-}
-
-func (r *kensaRunner) run(jobs []rkensa.Job) error {
-	work := make(chan int)
-	var wg sync.WaitGroup
-	ready := make(chan struct{}, 1)
-	sealed := make(chan struct{})
-	go r.sealLoop(ready, sealed)
-	for range r.c.Int("parallel") {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				r.one(jobs[i], i, ready)
-			}
-		}()
-	}
-	for i := range jobs {
-		if r.c.Context.Err() != nil || r.failed() {
-			break
-		}
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(ready)
-	<-sealed
-	r.status.finish()
-	if r.err != nil {
-		return r.err
-	}
-	if err := r.c.Context.Err(); err != nil {
-		return fmt.Errorf("kensa run: interrupted; the runs sealed so far are kept")
-	}
-	if r.failures > 0 {
-		return reported{status: exitMismatch}
-	}
-	return nil
-}
-
-func (r *kensaRunner) failed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err != nil
-}
-
-func (r *kensaRunner) fail(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err == nil {
-		r.err = err
-	}
-}
-
-func (r *kensaRunner) one(job rkensa.Job, i int, ready chan<- struct{}) {
-	dir := filepath.Join(r.spool, fmt.Sprintf("run-%06d", i+1))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		r.fail(err)
-		return
-	}
-	r.status.started()
-	rec, err := rkensa.Execute(r.c.Context, job, r.opts, dir)
-	if err != nil {
-		r.status.done(false)
-		r.fail(err)
-		return
-	}
-	res := ekensa.Evaluate(rkensa.EvidenceOf(rec))
-	ok := res.Status == ekensa.StatusPass || res.Status == ekensa.StatusPending
-	r.status.done(ok)
-	r.mu.Lock()
-	r.pending = append(r.pending, rec)
-	if !ok {
-		r.failures++
-	}
-	r.mu.Unlock()
-	select {
-	case ready <- struct{}{}:
-	default:
-	}
-}
-
-// sealLoop seals whatever has finished each time it is woken, until ready is closed.
-func (r *kensaRunner) sealLoop(ready <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	for range ready {
-		r.sealPending()
-	}
-	r.sealPending()
-}
-
-func (r *kensaRunner) sealPending() {
-	r.mu.Lock()
-	batch := r.pending
-	r.pending = nil
-	r.mu.Unlock()
-	if len(batch) == 0 {
-		return
-	}
-	err := withStore(r.c, readWrite, func(s store.Store) error {
-		for _, rec := range batch {
-			var tags []string
-			if r.opts.Tag != "" {
-				tags = []string{r.opts.Tag + "-" + strings.ReplaceAll(rec.Definition.Scenario.ID, "/", "-")}
-			}
-			d, err := rkensa.Seal(r.c.Context, s, rec, version(), tags...)
-			if err != nil {
-				return err
-			}
-			r.status.line(fmt.Sprintf("%s  %s  %s", d, rec.Definition.Scenario.ID, describeRun(rec)))
-		}
-		return nil
-	})
-	if err != nil {
-		r.fail(err)
-	}
-}
-
-func describeRun(rec *rkensa.Record) string {
-	res := ekensa.Evaluate(rkensa.EvidenceOf(rec))
-	s := res.Status
-	if rec.Case > 0 {
-		s = fmt.Sprintf("row %d %s", rec.Case, s)
-	}
-	return s
-}
-
-// runStatus prints sealed runs on stdout and, on a terminal, a progress line on stderr: runs
-// done, running, failed.
+// runStatus prints each sealed run on stdout and, only when stderr is a terminal, a progress
+// line on stderr: runs done, running, failed. Scripts and CI logs get no control characters.
 type runStatus struct {
-	c                           *cli.Context
-	mu                          sync.Mutex
-	tty                         bool
-	total, done_, running, fail int
+	out, errw                        io.Writer
+	mu                               sync.Mutex
+	tty                              bool
+	total, finished, running, failed int
 }
 
-func newRunStatus(c *cli.Context, total int) *runStatus {
-	f, ok := c.App.ErrWriter.(*os.File)
-	return &runStatus{c: c, total: total, tty: ok && term.IsTerminal(int(f.Fd()))}
+func newRunStatus(out, errw io.Writer, total int) *runStatus {
+	f, ok := errw.(*os.File)
+	return &runStatus{out: out, errw: errw, total: total, tty: ok && term.IsTerminal(int(f.Fd()))}
 }
 
-func (s *runStatus) started() {
+// Started implements rkensa.Events.
+func (s *runStatus) Started(rkensa.Job) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running++
 	s.draw()
 }
 
-func (s *runStatus) done(ok bool) {
+// Finished implements rkensa.Events.
+func (s *runStatus) Finished(_ rkensa.Job, status string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running--
-	s.done_++
-	if !ok {
-		s.fail++
+	s.finished++
+	if !rkensa.Passed(status) {
+		s.failed++
 	}
+	s.draw()
+}
+
+// Sealed implements rkensa.Events.
+func (s *runStatus) Sealed(rec *rkensa.Record, d store.Digest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tty {
+		fmt.Fprint(s.errw, "\r\033[K")
+	}
+	what := rec.Status
+	if rec.Case > 0 {
+		what = fmt.Sprintf("row %d %s", rec.Case, rec.Status)
+	}
+	fmt.Fprintf(s.out, "%s  %s  %s\n", d, rec.Definition.Scenario.ID, what)
 	s.draw()
 }
 
 func (s *runStatus) draw() {
 	if s.tty {
-		fmt.Fprintf(s.c.App.ErrWriter, "\r%d/%d done, %d running, %d failed ", s.done_, s.total, s.running, s.fail)
+		fmt.Fprintf(s.errw, "\r%d/%d done, %d running, %d failed ", s.finished, s.total, s.running, s.failed)
 	}
 }
 
-func (s *runStatus) line(text string) {
+func (s *runStatus) finish(sum rkensa.Summary) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tty {
-		fmt.Fprint(s.c.App.ErrWriter, "\r\033[K")
+		fmt.Fprint(s.errw, "\r\033[K")
 	}
-	fmt.Fprintln(s.c.App.Writer, text)
-	s.draw()
-}
-
-func (s *runStatus) finish() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tty {
-		fmt.Fprintln(s.c.App.ErrWriter)
-	}
-	fmt.Fprintf(s.c.App.ErrWriter, "%d runs, %d failed\n", s.done_, s.fail)
+	fmt.Fprintf(s.errw, "%d runs sealed, %d did not pass\n", sum.Sealed, sum.Failed)
 }

@@ -153,7 +153,12 @@ func (r *liveRecorder) wait(limit time.Duration) int {
 
 // status reads a field of /proc/PID/status, in bytes; ok is false once the process is gone.
 func (r *liveRecorder) status(field string) (int64, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.cmd.Process.Pid))
+	return procStatus(r.cmd.Process.Pid, field)
+}
+
+// procStatus reads a field of /proc/PID/status, in bytes; ok is false once the process is gone.
+func procStatus(pid int, field string) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, false
 	}

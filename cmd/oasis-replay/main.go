@@ -83,6 +83,12 @@ func newApp(program string, stdin io.Reader, stdout, stderr io.Writer) *cli.App 
 				EnvVars: []string{storeEnvVar},
 				Value:   defaultStoreDir(),
 			},
+			&cli.DurationFlag{
+				Name:    "lock-wait",
+				Usage:   "how long to wait for a store another process is using",
+				EnvVars: []string{lockWaitEnvVar},
+				Value:   defaultLockWait,
+			},
 		},
 		Commands:                  commands(),
 		Action:                    runGroup,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
 	"github.com/oasis-replay/oasis-replay/recorder"
@@ -32,6 +33,9 @@ func profileImportCommand() *cli.Command {
 			"directory that is not a valid profile, a store in use, or any other error.",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "commit", Usage: "source repository commit the directory was taken from (40 or 64 hex)"}},
 		Action: func(c *cli.Context) error {
+			if err := checkInputs(argInput(c, "DIR", inputfile.Dir)); err != nil {
+				return err
+			}
 			return withStore(c, readWrite, func(s store.Store) error {
 				dir := c.Args().First()
 				p, err := profiledir.Import(c.Context, s, dir, profiles.ImportOptions{SourceCommit: c.String("commit")})

@@ -136,6 +136,25 @@ func readReceiptFile(file string) ([]byte, error) {
 	return data, nil
 }
 
+// expectOf re-derives the receipt of bundle d, of any kind that makes receipts, and returns
+// what a signed receipt must name to vouch for it and the evaluator that derived it.
+func expectOf(c *cli.Context, s store.Store, d store.Digest) (attest.Expect, store.EvaluatorInfo, error) {
+	other, m, err := otherEvaluation(c, s, d)
+	switch {
+	case err != nil:
+		return attest.Expect{}, store.EvaluatorInfo{}, err
+	case other != nil && other.expect == nil:
+		return attest.Expect{}, store.EvaluatorInfo{}, signingUnsupported(c, d, m)
+	case other != nil:
+		return other.expect(c, s, d)
+	}
+	result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return attest.Expect{}, store.EvaluatorInfo{}, err
+	}
+	return result.Expect(), result.Receipt.Evaluator, nil
+}
+
 // checkAgainstBundle requires the statement to be about --bundle and to name the verdict the
 // bundle's evidence gives now.
 func checkAgainstBundle(c *cli.Context, st *attest.Statement, file string) error {
@@ -147,17 +166,16 @@ func checkAgainstBundle(c *cli.Context, st *attest.Statement, file string) error
 		if err := st.Check(attest.Expect{Bundle: d}); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
+		want, evaluatorInfo, err := expectOf(c, s, d)
 		if err != nil {
 			return err
 		}
-		want := result.Expect()
-		if st.Predicate.Evaluator != result.Receipt.Evaluator {
+		if st.Predicate.Evaluator != evaluatorInfo {
 			// Another evaluator build: its receipt object differs by construction; the
 			// verdict must still be the same.
 			want.Receipt = store.Digest{}
 			fmt.Fprintf(c.App.ErrWriter, "note: %s names evaluator %s %s, this is %s %s: the receipt digest is not compared\n",
-				file, st.Predicate.Evaluator.Name, st.Predicate.Evaluator.Version, result.Receipt.Evaluator.Name, result.Receipt.Evaluator.Version)
+				file, st.Predicate.Evaluator.Name, st.Predicate.Evaluator.Version, evaluatorInfo.Name, evaluatorInfo.Version)
 		}
 		if err := st.Check(want); err != nil {
 			return fmt.Errorf("%s: re-derived from bundle %s: %w", file, d, err)

@@ -107,8 +107,9 @@ func goldenKeys(c *cli.Context, opts *golden.Options) error {
 
 // signingUnsupported refuses --sign and --require-signature for kinds of bundle whose
 // commands do not make receipts yet. A kind plugs in by filling an attest.Predicate (its
-// manifest kind, its evaluation definition, evaluator, verdict and receipt digests) and
-// calling writeSignedReceipt and requireSignature from its handlers.
+// manifest kind, its evaluation definition, evaluator, verdict and receipt digests), calling
+// writeSignedReceipt and requireSignature from its handlers, and registering expect (see
+// replay_kensa.go).
 func signingUnsupported(c *cli.Context, d store.Digest, m store.Manifest) error {
-	return argsError(c, "bundle %s is a %s bundle: signed receipts are made for OASIS runs only in this build", d.Short(), m.ObjectKind())
+	return argsError(c, "bundle %s is a %s bundle: this build makes no signed receipts for it", d.Short(), m.ObjectKind())
 }

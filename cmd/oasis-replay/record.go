@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -73,10 +74,14 @@ func agentFlags() []cli.Flag {
 	}
 }
 
-// withRecording opens the store for writing and resolves the options every record command
-// shares (the pinned profile, tags, redaction) before handing both to record. Interrupting the
-// command (SIGINT, SIGTERM) cancels c.Context, which is how the live recorders know to seal.
-func withRecording(c *cli.Context, record func(s store.Store, opts recorder.Options) error) error {
+// withRecording checks the inputs (those of every record command, then the command's own),
+// opens the store for writing and resolves the options every record command shares (the
+// pinned profile, tags, redaction) before handing both to record. Interrupting the command
+// (SIGINT, SIGTERM) cancels c.Context, which is how the live recorders know to seal.
+func withRecording(c *cli.Context, inputs []input, record func(s store.Store, opts recorder.Options) error) error {
+	if err := checkInputs(recordInputs(c, inputs...)...); err != nil {
+		return err
+	}
 	return withStore(c, readWrite, func(s store.Store) error {
 		opts, err := recordOptions(c, s)
 		if err != nil {
@@ -84,6 +89,13 @@ func withRecording(c *cli.Context, record func(s store.Store, opts recorder.Opti
 		}
 		return record(s, opts)
 	})
+}
+
+// recordInputs are the inputs of every record command (--profile, the redaction files), then
+// the command's own.
+func recordInputs(c *cli.Context, inputs ...input) []input {
+	return append([]input{flagInput(c, "profile", inputfile.Dir), flagInput(c, "redact-file", inputfile.File),
+		flagInput(c, "redact-key-file", inputfile.File)}, inputs...)
 }
 
 // recordOptions builds the options every source takes: the pinned profile and the redactor.

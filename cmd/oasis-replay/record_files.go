@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -29,7 +30,8 @@ func recordFilesCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return withRecording(c, func(s store.Store, opts recorder.Options) error {
+			return withRecording(c, []input{flagInput(c, "audit-log", inputfile.File), flagInput(c, "before", inputfile.FileOrDir),
+				flagInput(c, "after", inputfile.FileOrDir), flagInput(c, "transcript", inputfile.File)}, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordFiles(c.Context, s, recorder.FilesInput{
 					Scenario: c.String("scenario"), AuditLog: c.String("audit-log"), Before: c.String("before"), After: c.String("after"),
 					Transcript: c.String("transcript"), AgentPrincipal: c.String("agent-principal"), Agent: agent, Configuration: config,

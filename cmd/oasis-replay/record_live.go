@@ -95,6 +95,9 @@ func recordLive(c *cli.Context, start func(opts recorder.Options) (liveRecording
 }
 
 func startLive(c *cli.Context, start func(opts recorder.Options) (liveRecording, error)) (liveRecording, error) {
+	if err := checkInputs(recordInputs(c)...); err != nil {
+		return nil, err
+	}
 	if err := checkStoreDir(c); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -18,7 +19,7 @@ func recordOasisctlCommand() *cli.Command {
 			"errors. A run configuration (run-config.yaml in DIR, or --run-config) is kept as a source.\n\n" + recordExitStatus,
 		Flags: append(recordFlags(), &cli.StringFlag{Name: "run-config", Usage: "oasisctl run configuration file to keep (default: DIR/run-config.yaml if present)"}),
 		Action: func(c *cli.Context) error {
-			return withRecording(c, func(s store.Store, opts recorder.Options) error {
+			return withRecording(c, []input{argInput(c, "DIR", inputfile.Dir), flagInput(c, "run-config", inputfile.File)}, func(s store.Store, opts recorder.Options) error {
 				res, err := recorder.RecordOasisctl(c.Context, s, c.Args().First(), recorder.OasisctlOptions{Options: opts, RunConfig: c.String("run-config")})
 				if err != nil {
 					return err

@@ -57,7 +57,7 @@ func runReplay(c *cli.Context) error {
 			return err
 		}
 		if other != nil {
-			if signer != nil {
+			if signer != nil && other.expect == nil {
 				return signingUnsupported(c, d, m)
 			}
 			return other.replay(c, s, d, m)
@@ -78,7 +78,7 @@ func runReplay(c *cli.Context) error {
 		if err := printVerdict(c, human, result, repeat); err != nil {
 			return err
 		}
-		if err := finishReplay(c, s, human, result, noStore); err != nil {
+		if err := finishReplay(c, s, human, result.Canonical, result.Receipt, noStore); err != nil {
 			return err
 		}
 		return writeSignedReceipt(c, human, signer, result.Predicate())
@@ -125,16 +125,17 @@ func printVerdict(c *cli.Context, human io.Writer, result *replay.Result, repeat
 	return replay.WriteRepeat(human, repeat)
 }
 
-// finishReplay stores the verdict and receipt unless told not to, and prints the receipt.
-func finishReplay(c *cli.Context, s replay.Writer, w io.Writer, result *replay.Result, noStore bool) error {
-	if err := replay.WriteReceipt(w, result.Receipt); err != nil {
+// finishReplay stores the verdict (its canonical bytes) and receipt unless told not to, and
+// prints the receipt.
+func finishReplay(c *cli.Context, s replay.Writer, w io.Writer, verdict []byte, receipt replay.Receipt, noStore bool) error {
+	if err := replay.WriteReceipt(w, receipt); err != nil {
 		return err
 	}
 	if noStore {
 		fmt.Fprintln(w, "not stored (--no-store)")
 		return nil
 	}
-	ref, err := replay.Save(c.Context, s, result)
+	ref, err := replay.SaveReceipt(c.Context, s, verdict, receipt)
 	if err != nil {
 		return err
 	}

@@ -8,48 +8,69 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/attest"
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/textout"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-var _ = registerEvaluation(store.KindKensaRun, evaluationCommands{replay: replayKensa, audit: auditKensa})
+var _ = registerEvaluation(store.KindKensaRun, evaluationCommands{replay: replayKensa, audit: auditKensa, expect: expectKensa})
 
-// replayKensa re-derives a Kensa run's result; --repeat N evaluates N times and proves one
-// verdict digest. Kensa verdicts are printed, not stored.
+// replayKensa re-derives a Kensa run's result, as replay does for an OASIS run: --repeat N
+// proves one verdict digest over N loads and evaluations, the verdict and its receipt are
+// stored unless --no-store, and --sign writes the signed receipt, whose definition is the
+// scenario's definition tree.
 func replayKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest) error {
-	b, err := replay.LoadKensa(c.Context, s, d)
+	signer, err := loadSigner(c)
 	if err != nil {
 		return err
+	}
+	b, res, divergence, err := replay.RepeatKensa(c.Context, s, d, c.Int("repeat"))
+	if err != nil {
+		return err
+	}
+	// Human output goes to stdout; with --json, stdout carries only the verdict bytes.
+	human := c.App.Writer
+	if c.Bool("json") {
+		human = c.App.ErrWriter
+	}
+	if divergence != nil {
+		if err := replay.WriteKensaRepeat(human, c.Int("repeat"), res, divergence); err != nil {
+			return err
+		}
+		return reported{status: exitMismatch}
+	}
+	if c.Bool("json") {
+		_, err = c.App.Writer.Write(res.Canonical)
+	} else {
+		err = writeKensaSummary(human, b, res)
+	}
+	if err != nil {
+		return err
+	}
+	if n := c.Int("repeat"); n > 1 {
+		if err := replay.WriteKensaRepeat(human, n, res, nil); err != nil {
+			return err
+		}
+	}
+	if err := finishReplay(c, s, human, res.Canonical, res.Receipt, c.Bool("no-store")); err != nil {
+		return err
+	}
+	return writeSignedReceipt(c, human, signer, res.Predicate)
+}
+
+// expectKensa is what a signed receipt of the Kensa bundle d must name.
+func expectKensa(c *cli.Context, s store.Store, d store.Digest) (attest.Expect, store.EvaluatorInfo, error) {
+	b, err := replay.LoadKensa(c.Context, s, d)
+	if err != nil {
+		return attest.Expect{}, store.EvaluatorInfo{}, err
 	}
 	res, err := b.Evaluate()
 	if err != nil {
-		return err
+		return attest.Expect{}, store.EvaluatorInfo{}, err
 	}
-	human := c.App.Writer
-	if c.Bool("json") {
-		if _, err := c.App.Writer.Write(res.Canonical); err != nil {
-			return err
-		}
-		human = c.App.ErrWriter
-	} else if err := writeKensaSummary(human, b, res); err != nil {
-		return err
-	}
-	for i := 1; i < c.Int("repeat"); i++ {
-		again, err := b.Evaluate()
-		if err != nil {
-			return err
-		}
-		if again.Verdict != res.Verdict {
-			fmt.Fprintf(human, "evaluation %d gave verdict %s, evaluation 1 gave %s\n", i+1, again.Verdict, res.Verdict)
-			return reported{status: exitMismatch}
-		}
-	}
-	if n := c.Int("repeat"); n > 1 {
-		fmt.Fprintf(human, "%d evaluations, one verdict %s\n", n, res.Verdict)
-	}
-	return nil
+	return res.Receipt.Expect(), res.Receipt.Evaluator, nil
 }
 
 func writeKensaSummary(w io.Writer, b *replay.KensaBundle, res *replay.KensaResult) error {
@@ -82,22 +103,39 @@ func writeKensaSummary(w io.Writer, b *replay.KensaBundle, res *replay.KensaResu
 	if r.Error != nil {
 		p.Line("  error: %s", *r.Error)
 	}
+	p.Line("evidence %s", b.Manifest.Evidence)
 	p.Line("verdict %s", res.Verdict)
 	return p.Err()
 }
 
 // auditKensa compares the result Kensa recorded with the re-derived one.
 func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest) error {
+	if c.String("report") != "" {
+		return argsError(c, "--report: bundle %s is a Kensa run, audited against the result Kensa recorded in it", d.Short())
+	}
+	trusted, err := loadTrusted(c)
+	if err != nil {
+		return err
+	}
 	b, err := replay.LoadKensa(c.Context, s, d)
 	if err != nil {
 		return err
 	}
-	if b.Claimed == nil {
-		return fmt.Errorf("%w: audit: bundle %s was recorded by kensa run and holds no result of Kensa's to compare; replay it", errBadUsage, d.Short())
+	if b.Claimed == nil && trusted == nil {
+		return fmt.Errorf("%w: audit: bundle %s was recorded by kensa run and holds no result of Kensa's to compare; replay it, or audit a signed receipt of it with --require-signature", errBadUsage, d.Short())
 	}
 	res, err := b.Evaluate()
 	if err != nil {
 		return err
+	}
+	if err := requireSignature(c, c.App.ErrWriter, trusted, res.Receipt.Expect()); err != nil {
+		return err
+	}
+	if b.Claimed == nil {
+		// The signed receipt was the only claim, and it holds.
+		fmt.Fprintf(c.App.Writer, "kensa run %s, scenario %s: recorded by kensa run; the signed receipt vouches for the verdict re-derived (%s)\nverdict %s\n",
+			b.Manifest.RunID, res.Result.ScenarioID, res.Result.Status, res.Verdict)
+		return nil
 	}
 	diffs := ekensa.Compare(res.Result, *b.Claimed)
 	audit := kensaAudit{Bundle: d, Scenario: res.Result.ScenarioID, Case: res.Result.Case, RunID: b.Manifest.RunID,

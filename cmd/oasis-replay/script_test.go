@@ -4,22 +4,27 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/oasis-replay/oasis-replay/internal/kensaagent"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // TestMain lets the scripts run the program as a command: "oasis-replay" exits with the
 // program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
 // so a script can check the exact status (`! oasis-replay-status …` then
 // `stderr 'exit status 2'`). "eval-agent MODE" is an Eval Library agent for the eval scripts
-// (evalagent_test.go).
+// (evalagent_test.go); "kensa-agent" is the scripted agent of the kensa run scripts
+// (internal/kensaagent).
 //
 // With OASIS_REPLAY_TEST_RUN_MAIN=1 the test binary is the program itself, so that the live
 // tests can run a recorder as a process of its own (see live_test.go).
@@ -29,14 +34,44 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		// kensa-agent is the scripted agent kensa run scripts run (internal/kensaagent).
+		"kensa-agent": func() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 		"oasis-replay-status": func() {
 			args := append([]string{"oasis-replay"}, os.Args[1:]...)
 			status := run(args, os.Stdin, os.Stdout, os.Stderr)
 			fmt.Fprintf(os.Stderr, "exit status %d\n", status)
 			os.Exit(status)
 		},
+		"hold-store": holdStore,
 		"eval-agent": evalTestAgent,
 	})
+}
+
+// holdStore is the scripts' `hold-store DIR PORT`: it opens the store in DIR for writing,
+// then listens on 127.0.0.1:PORT (for waitport) and holds the store until SIGINT or SIGTERM.
+func holdStore() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: hold-store DIR PORT")
+		os.Exit(2)
+	}
+	s, err := badgerstore.Open(os.Args[1], badgerstore.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", os.Args[2]))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer ln.Close()
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	<-stop
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // TestScripts runs every testdata/script/*.txtar. Each script gets its own store

@@ -30,8 +30,8 @@ func storeStatsCommand() *cli.Command {
 				for _, r := range st.Refs {
 					fmt.Fprintf(w, "refs %-13s %8d\n", r.Namespace, r.Count)
 				}
-				fmt.Fprintf(w, "logical %s, unique %s, stored %s (dedup %.2fx, compression %.2fx)\n",
-					humanBytes(st.Logical), humanBytes(st.Unique), humanBytes(st.Stored), st.DedupRatio(), st.CompressionRatio())
+				fmt.Fprintf(w, "logical %s, unique %s, stored %s (dedup %.2fx, compression %.2fx); the store's own data %s\n",
+					humanBytes(st.Logical), humanBytes(st.Unique), humanBytes(st.Stored), st.DedupRatio(), st.CompressionRatio(), humanBytes(st.Internal))
 				return nil
 			})
 		},
@@ -56,10 +56,12 @@ type statsOutputJSON struct {
 	Logical int64           `json:"logical"`
 	Unique  int64           `json:"unique"`
 	Stored  int64           `json:"stored"`
+	// Internal is what the store keeps for itself: compression dictionaries, listings.
+	Internal int64 `json:"internal"`
 }
 
 func statsJSON(st *store.Stats) statsOutputJSON {
-	out := statsOutputJSON{Kinds: []kindStatsJSON{}, Refs: []refStatsJSON{}, Logical: st.Logical, Unique: st.Unique, Stored: st.Stored}
+	out := statsOutputJSON{Kinds: []kindStatsJSON{}, Refs: []refStatsJSON{}, Logical: st.Logical, Unique: st.Unique, Stored: st.Stored, Internal: st.Internal}
 	for _, k := range st.Kinds {
 		out.Kinds = append(out.Kinds, kindStatsJSON{Kind: k.Name, Count: k.Count, Size: k.Size, StoredSize: k.StoredSize})
 	}

@@ -46,6 +46,12 @@ func accessFor(writesNothing bool) access {
 
 // openStore opens the store named by --store for the duration of one command. It is the only
 // place the CLI names a concrete store: every command works through store.Store.
+//
+// The store-opening policy (docs/decisions.md, "Opening the store"): a writer holds the store
+// alone, readers share it. A command that finds the store held waits for it, up to --lock-wait,
+// saying so on stderr, then gives up naming the holder. A store left by a killed writer is
+// recovered first (a read-write open replays its log), which needs the lock and free space
+// like any write.
 func openStore(c *cli.Context, mode access) (store.Store, error) {
 	return openStoreWith(c, mode, badgerstore.Options{})
 }
@@ -62,15 +68,17 @@ func openStoreWith(c *cli.Context, mode access, opts badgerstore.Options) (store
 		}
 	}
 	opts.ReadOnly = mode == readOnly
-	s, err := badgerstore.Open(dir, opts)
+	wait, onWait := lockWait(c)
+	opts.LockWait, opts.OnLockWait = max(opts.LockWait, wait), onWait
+	s, err := badgerstore.OpenContext(c.Context, dir, opts)
 	if mode == readOnly && errors.Is(err, badgerstore.ErrNeedsRecovery) {
 		// A writer was killed before it closed the store. Opening it read-write once replays
 		// its log (what was synced is kept, anything later is dropped), then the read-only
 		// open works.
-		if err := recoverStore(dir); err != nil {
+		if err := recoverStore(c, dir); err != nil {
 			return nil, err
 		}
-		s, err = badgerstore.Open(dir, opts)
+		s, err = badgerstore.OpenContext(c.Context, dir, opts)
 	}
 	if mode == readOnly && errors.Is(err, badgerstore.ErrNotStore) {
 		if _, statErr := os.Stat(dir); errors.Is(statErr, fs.ErrNotExist) {
@@ -83,6 +91,19 @@ func openStoreWith(c *cli.Context, mode access, opts badgerstore.Options) (store
 	return s, nil
 }
 
+// lockWait is how long an open waits for a store another process holds (--lock-wait), and
+// what it says on stderr when it starts waiting.
+func lockWait(c *cli.Context) (time.Duration, func(holder string)) {
+	wait := c.Duration("lock-wait")
+	return wait, func(holder string) {
+		if holder != "" {
+			holder = " (" + holder + ")"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "oasis-replay: store %s is in use by another process%s; waiting up to %s (--lock-wait)\n",
+			c.String("store"), holder, wait)
+	}
+}
+
 // openScratchStore opens an empty store in memory, for commands that build bundles they do not
 // keep (golden).
 func openScratchStore() (store.Store, error) {
@@ -91,6 +112,14 @@ func openScratchStore() (store.Store, error) {
 
 // storeEnvVar names the store directory when --store is not given.
 const storeEnvVar = "OASIS_REPLAY_STORE"
+
+// lockWaitEnvVar sets --lock-wait.
+const lockWaitEnvVar = "OASIS_REPLAY_LOCK_WAIT"
+
+// defaultLockWait is long enough for another command's short write (a record, an import, a
+// replay storing its receipt) and short enough that a script blocked by a live recording
+// learns it soon.
+const defaultLockWait = 30 * time.Second
 
 // withStore opens the store named by --store, runs use on it and closes it. A failure to
 // close is returned when use succeeded: after a write, it means the store may not hold what
@@ -146,26 +175,21 @@ const sealWait = 30 * time.Second
 // 1 MiB write batches, which bound what a large blob holds in memory (docs/decisions.md, Live
 // recording).
 func withSealingStore(c *cli.Context, use func(s store.Store) error) error {
-	deadline := time.Now().Add(sealWait)
-	for {
-		s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10})
-		if errors.Is(err, badgerstore.ErrLocked) && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		return useAndClose(c, s, use)
+	s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10, LockWait: sealWait})
+	if err != nil {
+		return err
 	}
+	return useAndClose(c, s, use)
 }
 
 // recoverStore opens the store in dir read-write and closes it again, which replays the log a
 // killed writer left behind.
-func recoverStore(dir string) error {
-	s, err := badgerstore.Open(dir, badgerstore.Options{})
+func recoverStore(c *cli.Context, dir string) error {
+	var opts badgerstore.Options
+	opts.LockWait, opts.OnLockWait = lockWait(c)
+	s, err := badgerstore.OpenContext(c.Context, dir, opts)
 	if err != nil {
-		return fmt.Errorf("recover store %s: %w", dir, err)
+		return fmt.Errorf("store %s was not closed cleanly, and replaying its log (a read-write open) failed: %w", dir, err)
 	}
 	return s.Close()
 }

@@ -31,5 +31,7 @@
 // # Purity
 //
 // No clock, no randomness, no I/O, no map-order dependence: Evaluate is a function of its
-// input, and the same input gives the same verdict bytes (tested).
+// input, and the same input gives the same verdict bytes (tested). The verdict names the digest
+// of the stored evidence object it was derived from (store.KensaEvidence), never the bundle:
+// two runs with the same evidence have the same verdict.
 package kensa

@@ -6,10 +6,14 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Evidence is everything the evaluation of one Kensa run reads.
 type Evidence struct {
+	// Digest is the stored evidence object's (store.KensaEvidence), which the verdict names;
+	// zero for evidence not yet stored.
+	Digest   store.Digest
 	Scenario *kensa.Scenario
 	// JudgeSpec is the spec the scenario's judge names, nil otherwise.
 	JudgeSpec *kensa.JudgeSpec
@@ -57,6 +61,7 @@ const (
 
 // Result is the evaluation of one run: Kensa's Result, plus what replay says of the judge.
 type Result struct {
+	Evidence     store.Digest
 	ScenarioID   string
 	Case         int
 	Status       string
@@ -97,7 +102,7 @@ type TraceSummary struct {
 
 // Evaluate derives the result of one run, as judge.judge_manifest and judge_scenario do.
 func Evaluate(ev *Evidence) *Result {
-	r := &Result{ScenarioID: ev.Scenario.ID, Case: ev.Case, Input: ev.Input, Expected: expected(ev.Row)}
+	r := &Result{Evidence: ev.Digest, ScenarioID: ev.Scenario.ID, Case: ev.Case, Input: ev.Input, Expected: expected(ev.Row)}
 	switch {
 	case !ev.HasTrace:
 		msg := ev.RunError
@@ -217,7 +222,7 @@ func judge(ev *Evidence, r *Result) {
 // judge_result object Kensa wrote in a result.
 func ParseJudgeAnswer(answer string, recorded bool) *JudgeOutcome {
 	if recorded {
-		v, _ := pyvalue.Parse([]byte(answer))
+		v, _ := pyvalue.Loads("judge_result", []byte(answer))
 		out := &JudgeOutcome{}
 		p, _ := v.Get("passed")
 		out.Passed, _ = p.AsBool()
@@ -243,7 +248,7 @@ func ParseJudgeAnswer(answer string, recorded bool) *JudgeOutcome {
 		}
 		text = strings.TrimSpace(strings.Join(lines, "\n"))
 	}
-	v, err := pyvalue.Parse([]byte(text))
+	v, err := pyvalue.Loads("judge answer", []byte(text))
 	if err != nil || v.Kind() != pyvalue.KindDict {
 		fail := StatusFail
 		return &JudgeOutcome{Reasoning: "Failed to parse judge response: " + firstRunes(text, 200), Verdict: &fail}

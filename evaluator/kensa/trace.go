@@ -190,7 +190,11 @@ func textFromValue(raw pyvalue.Value) string {
 	if !ok {
 		return pyvalue.Str(raw)
 	}
-	parsed, err := pyvalue.Parse([]byte(s))
+	// Only an object is read further: text that cannot be one is not parsed at all.
+	if !strings.HasPrefix(strings.TrimLeft(s, " \t\n\r"), "{") {
+		return s
+	}
+	parsed, err := pyvalue.Loads("output value", []byte(s))
 	if err != nil || parsed.Kind() != pyvalue.KindDict {
 		return s
 	}

@@ -1,6 +1,9 @@
 package kensa
 
 import (
+	"sync"
+
+	"github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -9,24 +12,46 @@ import (
 // can change a verdict does.
 const (
 	EvaluatorName    = "oasis-replay/kensa"
-	EvaluatorVersion = "1 (Kensa v0.7.0 semantics)"
+	EvaluatorVersion = "2 (Kensa v0.7.0 semantics)"
 )
+
+// Info identifies this evaluator in verdicts and receipts: its name, version and the digest of
+// its rule tables (the check types with their parameters, the statuses), so a receipt names
+// the exact rules.
+func Info() store.EvaluatorInfo { return info() }
+
+var info = sync.OnceValue(func() store.EvaluatorInfo {
+	rules := struct {
+		Semantics string              `json:"semantics"`
+		Checks    map[string][]string `json:"checks"`
+		Statuses  []string            `json:"statuses"`
+	}{Semantics: "github.com/satyaborg/kensa v0.7.0 (31d9f3a)", Checks: kensa.CheckParams(),
+		Statuses: []string{StatusPass, StatusFail, StatusError, StatusUncertain, StatusPending}}
+	b, err := store.Marshal(rules)
+	if err != nil {
+		b = []byte(err.Error()) // a defect: the digest then names it, deterministically
+	}
+	return store.EvaluatorInfo{Name: EvaluatorName, Version: EvaluatorVersion, RulesDigest: store.Sum(b)}
+})
 
 // Verdict is the canonical form of a Result. Numbers Kensa keeps as floats are their Python
 // text (repr) in strings, so the verdict holds no float (store.Marshal).
 type Verdict struct {
 	store.Header
 	Evaluator store.EvaluatorInfo `json:"evaluator"`
-	Scenario  string              `json:"scenario"`
-	Case      int                 `json:"case"`
-	Status    string              `json:"status"`
-	Input     any                 `json:"input"`
-	Expected  *string             `json:"expected"`
-	Checks    []VerdictCheck      `json:"checks"`
-	Judge     *VerdictJudge       `json:"judge"`
-	Trace     *VerdictTrace       `json:"trace"`
-	Metrics   map[string]string   `json:"metrics"`
-	Error     *string             `json:"error"`
+	// Evidence is the digest of the evidence object evaluated (store.KensaEvidence), omitted
+	// for evidence not yet stored. Runs with the same evidence have the same verdict.
+	Evidence *store.Digest     `json:"evidence,omitempty"`
+	Scenario string            `json:"scenario"`
+	Case     int               `json:"case"`
+	Status   string            `json:"status"`
+	Input    any               `json:"input"`
+	Expected *string           `json:"expected"`
+	Checks   []VerdictCheck    `json:"checks"`
+	Judge    *VerdictJudge     `json:"judge"`
+	Trace    *VerdictTrace     `json:"trace"`
+	Metrics  map[string]string `json:"metrics"`
+	Error    *string           `json:"error"`
 }
 
 // VerdictCheck is one check of a verdict.
@@ -65,9 +90,12 @@ type VerdictTrace struct {
 func (r *Result) Verdict() *Verdict {
 	v := &Verdict{
 		Header:    store.Header{Kind: store.KindVerdict, SchemaVersion: store.SchemaVersion},
-		Evaluator: store.EvaluatorInfo{Name: EvaluatorName, Version: EvaluatorVersion},
+		Evaluator: Info(),
 		Scenario:  r.ScenarioID, Case: r.Case, Status: r.Status, Input: Canonical(r.Input), Expected: r.Expected,
 		Checks: make([]VerdictCheck, len(r.CheckResults)), Metrics: r.Metrics(), Error: r.Error,
+	}
+	if !r.Evidence.IsZero() {
+		v.Evidence = &r.Evidence
 	}
 	for i, c := range r.CheckResults {
 		scores := map[string]string{}

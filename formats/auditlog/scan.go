@@ -1,9 +1,7 @@
 package auditlog
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -154,47 +152,6 @@ func (s *scan) settlePrincipal() error {
 	}
 	s.sum.Principal = declared
 	return nil
-}
-
-// lines reads JSON lines: one audit.k8s.io Event per line, blank lines ignored.
-func (s *scan) lines(r io.Reader) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	var off int64
-	lx := lexer{in: &s.in}
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= s.max {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return fmt.Errorf("auditlog: read line %d: %w", lineNo, err)
-		}
-		start := off
-		off += int64(len(line))
-		content := bytes.TrimRight(line, "\r\n")
-		if lineNo == 1 && bytes.HasPrefix(content, utf8BOM) {
-			content = content[len(utf8BOM):]
-			start += int64(len(utf8BOM))
-		}
-		if len(content) > s.max {
-			return &SyntaxError{Line: lineNo, Offset: start, kind: ErrTooLarge,
-				Msg: fmt.Sprintf("line longer than %d bytes", s.max)}
-		}
-		if len(bytes.TrimSpace(content)) > 0 {
-			if err := s.line(&lx, content, lineNo, start); err != nil {
-				return err
-			}
-		}
-		if err != nil {
-			return nil // io.EOF
-		}
-	}
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

@@ -69,6 +69,23 @@ var checkParams = map[string]map[string]paramSpec{
 	CheckNoRepeatCalls: {},
 }
 
+// CheckParams lists each check type's params, sorted, a required one marked with a "*": the
+// table the evaluator's rules digest covers.
+func CheckParams() map[string][]string {
+	out := make(map[string][]string, len(checkParams))
+	for typ, specs := range checkParams {
+		names := []string{}
+		for _, name := range sortedNames(specs) {
+			if specs[name].required {
+				name += "*"
+			}
+			names = append(names, name)
+		}
+		out[typ] = names
+	}
+	return out
+}
+
 // ValidateParams checks the params of a check as written in a scenario: known names, the
 // right types, required ones present. A string holding a {{field}} placeholder stands for a
 // dataset value and is checked after substitution (ValidateRuntimeParams); without a dataset

@@ -21,13 +21,13 @@ func TestParseScenarioErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string]string{
-		"id: a\nname: b\nrun_command: [x]\ndataset: d.jsonl\n":                                                                                                        "s.yaml:1: input_field: 'dataset' and 'input_field' must both be set",
+		"id: a\nname: b\nrun_command: [x]\ndataset: d.jsonl\n":                                                                                                        "s.yaml:4:10: dataset: 'dataset' and 'input_field' must both be set",
 		"id: a\nname: b\nrun_command: [x]\ncriteria: c\njudge: j\n":                                                                                                   "mutually exclusive",
-		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: nope\n":                                                                                                 "s.yaml:5: checks[0].type: unknown check type",
+		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: nope\n":                                                                                                 "s.yaml:5:11: checks[0].type: unknown check type",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: max_turns\n    params: {max: \"4\"}\n":                                                                  "must be a number",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: trajectory\n    params: {steps: [{tool: t}]}\n  - type: trajectory\n    params: {steps: [{tool: t}]}\n": "at most one 'trajectory'",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: tools_called\n    params: {tools: lookup}\n":                                                            "bare string",
-		"id: a\nname: b\nrun_command: [x]\nbogus: 1\n":                                                                                                                "s.yaml:4: bogus: unknown field",
+		"id: a\nname: b\nrun_command: [x]\nbogus: 1\n":                                                                                                                "s.yaml:4:8: bogus: unknown field",
 		"id: [a\n": "s.yaml",
 	}
 	for doc, want := range tests {
@@ -53,5 +53,61 @@ func FuzzReadTrace(f *testing.F) {
 				t.Fatalf("WriteTrace output does not read back: %v", err)
 			}
 		}
+	})
+}
+
+func FuzzParseJudgeSpec(f *testing.F) {
+	f.Add([]byte("criterion: polite\npass: kind words\nfail: rude words\nexamples:\n  - {output: hi, label: pass, critique: fine}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseJudgeSpec("j.yaml", b) })
+}
+
+func FuzzReadDataset(f *testing.F) {
+	f.Add([]byte(`{"question": "where B-1", "order": "B-1"}` + "\n\n" + `{"question": "where b-2", "order": "B-2"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rows, err := ReadDataset("d.jsonl", b, "question")
+		for i, r := range rows {
+			if _, ok := r.Value.Get("question"); err == nil && (!ok || r.Number != i+1) {
+				t.Fatalf("row %d: %+v", i, r)
+			}
+		}
+	})
+}
+
+func FuzzParseResults(f *testing.F) {
+	f.Add([]byte(`[{"scenario_id": "a", "status": "pass", "check_results": [], "trace": null}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		results, err := ParseResults("r.json", b)
+		if err != nil {
+			return
+		}
+		for _, r := range results {
+			if strings.Contains(string(r.Text), "Infinity") || strings.Contains(string(r.Text), "NaN") {
+				continue // Python's extensions of JSON for floats beyond a double, which doc refuses
+			}
+			if _, err := ParseResults("again.json", append(append([]byte("["), r.Text...), ']')); err != nil {
+				t.Fatalf("a result's text does not read back: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParseRunManifest(f *testing.F) {
+	f.Add([]byte(`{"run_id": "r1", "timestamp": "2026-11-24T22:20:03Z", "kind": "eval", "scenarios": {"a": [{"trace_path": ".kensa/traces/a.jsonl", "exit_code": 0, "duration_seconds": 0.1, "stdout": "x", "stderr": "", "input": "hi", "dataset_row": {"q": "hi"}}]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if m, err := ParseRunManifest("m.json", b); err == nil && !ValidRunID(m.RunID) {
+			t.Fatalf("accepted run id %q", m.RunID)
+		}
+	})
+}
+
+func FuzzParsePrices(f *testing.F) {
+	f.Add([]byte(`{"gpt-4o-mini": {"input_cost_per_token": 1.5e-07, "output_cost_per_token": 6e-07, "cache_read_input_token_cost": 7.5e-08}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParsePrices("p.json", b)
+		if err != nil {
+			return
+		}
+		model := "gpt-4o-mini-2024-07-18"
+		_ = p.Cost(&model, &Tokens{Prompt: 10, Completion: 5, Total: 15, CacheRead: 3})
 	})
 }

@@ -1,9 +1,7 @@
 package kensa
 
 import (
-	"fmt"
-
-	"gopkg.in/yaml.v3"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // JudgeSpec is a structured judge prompt (judges/<name>.yaml, Kensa's JudgePromptSpec).
@@ -22,54 +20,44 @@ type JudgeExample struct {
 // ParseJudgeSpec reads and validates a judge spec; "pass" and "fail" are the YAML names of
 // pass_definition and fail_definition, as in Kensa.
 func ParseJudgeSpec(file string, data []byte) (*JudgeSpec, error) {
-	root, err := yamlDoc(file, data)
+	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMapping(file, root, "", []string{"criterion", "pass", "fail", "pass_definition", "fail_definition", "examples"})
+	f, err := newFields(root, "a judge spec", []string{"criterion", "pass", "fail", "pass_definition", "fail_definition", "examples"}, pyYAMLScalar)
 	if err != nil {
 		return nil, err
 	}
-	spec := &JudgeSpec{}
-	if spec.Criterion, err = m.str("criterion", true); err != nil {
-		return nil, err
-	}
+	spec := &JudgeSpec{Criterion: f.str("criterion", true)}
 	for _, d := range []struct {
 		short, long string
 		dst         *string
 	}{{"pass", "pass_definition", &spec.PassDefinition}, {"fail", "fail_definition", &spec.FailDefinition}} {
 		key := d.long
-		if !m.has(key) {
+		if !f.has(key) {
 			key = d.short
 		}
-		if *d.dst, err = m.str(key, true); err != nil {
-			return nil, m.errAt(d.long, "missing (required; %q in YAML)", d.short)
+		if !f.has(key) && f.err == nil {
+			f.fail(nil, d.long, "missing (required; %q in YAML)", d.short)
 		}
+		*d.dst = f.str(key, true)
 	}
-	n, ok := m.node("examples")
-	if !ok || isNull(n) {
-		return spec, nil
+	n := root.Get("examples")
+	if f.err != nil || n == nil || n.IsNull() {
+		return spec, f.err
 	}
-	if n.Kind != yaml.SequenceNode {
-		return nil, fileError(file, n.Line, "examples", "must be a list")
+	if n.Kind() != doc.Array {
+		return nil, invalid(n, "must be a list")
 	}
-	for i, en := range n.Content {
-		em, err := newMapping(file, en, fmt.Sprintf("examples[%d]", i), []string{"output", "label", "critique"})
+	for _, en := range n.Items() {
+		ef, err := newFields(en, "an example", []string{"output", "label", "critique"}, pyYAMLScalar)
 		if err != nil {
 			return nil, err
 		}
-		var ex JudgeExample
-		if ex.Output, err = em.str("output", true); err != nil {
-			return nil, err
-		}
-		if ex.Label, err = em.str("label", true); err != nil {
-			return nil, err
-		}
-		if ex.Label != "pass" && ex.Label != "fail" {
-			return nil, em.errAt("label", "%q is not pass or fail", ex.Label)
-		}
-		if ex.Critique, err = em.str("critique", true); err != nil {
-			return nil, err
+		ex := JudgeExample{Output: ef.str("output", true), Label: ef.str("label", true), Critique: ef.str("critique", true)}
+		ef.oneOf("label", ex.Label, []string{"pass", "fail"}, "pass or fail")
+		if ef.err != nil {
+			return nil, ef.err
 		}
 		spec.Examples = append(spec.Examples, ex)
 	}

@@ -3,8 +3,10 @@ package kensa
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -23,41 +25,36 @@ type Price struct {
 // ParsePrices reads a price table: {"model": {"input_cost_per_token": …,
 // "output_cost_per_token": …, "cache_read_input_token_cost": …}}.
 func ParsePrices(file string, data []byte) (Prices, error) {
-	v, err := pyvalue.Parse(data)
+	root, err := doc.ParseJSON(file, data, doc.Limits{})
 	if err != nil {
-		return nil, fileError(file, 0, "", "%v", err)
+		return nil, err
 	}
-	if v.Kind() != pyvalue.KindDict {
-		return nil, fileError(file, 0, "", "a price table is a JSON object of models")
+	if root.Kind() != doc.Object {
+		return nil, invalid(root, "a price table is a JSON object of models, got %s", root.Kind().Article())
 	}
+	rates := []string{"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost"}
 	prices := Prices{}
-	var perr error
-	v.Members(func(model string, p pyvalue.Value) {
-		if perr != nil {
-			return
+	for _, m := range root.Members() {
+		f, err := newFields(m.Value, "a model's rates", nil, nil)
+		if err != nil {
+			return nil, err
 		}
-		r := fieldReader{v: p}
-		if p.Kind() != pyvalue.KindDict {
-			perr = fileError(file, 0, model, "must be an object of rates")
-			return
-		}
-		price := Price{Input: r.float("input_cost_per_token"), Output: r.float("output_cost_per_token")}
-		for _, k := range []string{"input_cost_per_token", "output_cost_per_token"} {
-			if _, ok := p.Get(k); !ok {
-				r.fail(k, "missing")
+		price := Price{Input: f.float("input_cost_per_token"), Output: f.float("output_cost_per_token")}
+		for _, k := range rates[:2] {
+			if !f.has(k) {
+				f.fail(nil, k, "missing (required)")
 			}
 		}
-		if _, ok := p.Get("cache_read_input_token_cost"); ok {
-			cr := r.float("cache_read_input_token_cost")
+		if f.has("cache_read_input_token_cost") {
+			cr := f.float("cache_read_input_token_cost")
 			price.CacheRead = &cr
 		}
-		if r.err != nil {
-			perr = fileError(file, 0, model, "%v", r.err)
-			return
+		if f.err != nil {
+			return nil, f.err
 		}
-		prices[model] = price
-	})
-	return prices, perr
+		prices[m.Key] = price
+	}
+	return prices, nil
 }
 
 var dateSuffix = regexp.MustCompile(`-(?:\d{8}|\d{4}-\d{2}-\d{2})$`)
@@ -69,7 +66,7 @@ func CandidateSlugs(model string) []string {
 	}
 	var seen []string
 	add := func(name string) {
-		if name != "" && !containsStr(seen, name) {
+		if name != "" && !slices.Contains(seen, name) {
 			seen = append(seen, name)
 		}
 	}

@@ -1,8 +1,7 @@
 package kensa
 
 import (
-	"fmt"
-
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -23,27 +22,28 @@ var resultStatuses = []string{"pass", "fail", "error", "uncertain"}
 // ParseResults reads a results file: a JSON array of results, in the order Kensa judged the
 // runs of the manifest of the same run id.
 func ParseResults(file string, data []byte) ([]Result, error) {
-	v, err := pyvalue.Parse(data)
+	root, err := doc.ParseJSON(file, data, doc.Limits{})
 	if err != nil {
-		return nil, fileError(file, 0, "", "%v", err)
+		return nil, err
 	}
-	if v.Kind() != pyvalue.KindList {
-		return nil, fileError(file, 0, "", "a results file is a JSON array")
+	if root.Kind() != doc.Array {
+		return nil, invalid(root, "a results file is a JSON array, got %s", root.Kind().Article())
 	}
-	out := make([]Result, 0, v.Len())
-	for i, item := range v.Items() {
-		if item.Kind() != pyvalue.KindDict {
-			return nil, fileError(file, 0, fmt.Sprintf("[%d]", i), "a result is a JSON object")
+	out := make([]Result, 0, root.Len())
+	for _, item := range root.Items() {
+		f, err := newFields(item, "a result", nil, nil)
+		if err != nil {
+			return nil, err
 		}
-		r := fieldReader{v: item}
-		res := Result{ScenarioID: r.str("scenario_id", true), Status: r.str("status", true), Value: item,
-			Text: []byte(pyvalue.DumpsCompact(item))}
-		if r.err == nil && !containsStr(resultStatuses, res.Status) {
-			r.fail("status", "%q is not pass, fail, error or uncertain", res.Status)
+		res := Result{ScenarioID: f.str("scenario_id", true), Status: f.str("status", true)}
+		f.oneOf("status", res.Status, resultStatuses, "pass, fail, error or uncertain")
+		if f.err != nil {
+			return nil, f.err
 		}
-		if r.err != nil {
-			return nil, fileError(file, 0, fmt.Sprintf("[%d]", i), "%v", r.err)
+		if res.Value, err = pyvalue.FromNode(item, nil); err != nil {
+			return nil, err
 		}
+		res.Text = []byte(pyvalue.DumpsCompact(res.Value))
 		out = append(out, res)
 	}
 	return out, nil

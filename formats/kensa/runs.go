@@ -1,11 +1,10 @@
 package kensa
 
 import (
-	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -45,82 +44,81 @@ func ValidRunID(id string) bool { return runIDPattern.MatchString(id) }
 // ParseRunManifest reads a run manifest. Capture manifests (kind "capture") are read but hold
 // no scenario runs.
 func ParseRunManifest(file string, data []byte) (*RunManifest, error) {
-	v, err := pyvalue.Parse(data)
+	root, err := doc.ParseJSON(file, data, doc.Limits{})
 	if err != nil {
-		return nil, fileError(file, 0, "", "%v", err)
+		return nil, err
 	}
-	if v.Kind() != pyvalue.KindDict {
-		return nil, fileError(file, 0, "", "a run manifest is a JSON object")
+	f, err := newFields(root, "a run manifest", nil, nil)
+	if err != nil {
+		return nil, err
 	}
-	r := fieldReader{v: v}
-	m := &RunManifest{RunID: r.str("run_id", true), Timestamp: r.str("timestamp", true), Kind: "eval"}
-	if k := r.optStr("kind"); k != nil {
+	m := &RunManifest{RunID: f.str("run_id", true), Timestamp: f.str("timestamp", true), Kind: "eval"}
+	if k := f.optStr("kind"); k != nil {
 		m.Kind = *k
 	}
-	if r.err != nil {
-		return nil, fileError(file, 0, "", "%v", r.err)
+	if f.err == nil && !ValidRunID(m.RunID) {
+		f.fail(root.Get("run_id"), "run_id", "%q is not a valid run id", m.RunID)
 	}
-	if !ValidRunID(m.RunID) {
-		return nil, fileError(file, 0, "run_id", "%q is not a valid run id", m.RunID)
+	f.oneOf("kind", m.Kind, []string{"eval", "capture"}, "eval or capture")
+	sc := f.sub("scenarios", "scenarios", nil)
+	if f.err != nil || sc == nil {
+		return m, f.err
 	}
-	if !slices.Contains([]string{"eval", "capture"}, m.Kind) {
-		return nil, fileError(file, 0, "kind", "%q is not eval or capture", m.Kind)
-	}
-	sc, _ := v.Get("scenarios")
-	if sc.IsNull() {
-		return m, nil
-	}
-	if sc.Kind() != pyvalue.KindDict {
-		return nil, fileError(file, 0, "scenarios", "must be an object")
-	}
-	var perr error
-	sc.Members(func(id string, runs pyvalue.Value) {
-		if perr != nil {
-			return
+	for _, mem := range sc.obj.Members() {
+		sr := ScenarioRuns{ScenarioID: mem.Key}
+		if mem.Value.Kind() != doc.Array {
+			return nil, invalid(mem.Value, "must be a list of runs, got %s", mem.Value.Kind().Article())
 		}
-		sr := ScenarioRuns{ScenarioID: id}
-		if runs.Kind() != pyvalue.KindList {
-			perr = fileError(file, 0, "scenarios."+id, "must be a list of runs")
-			return
-		}
-		for i, run := range runs.Items() {
+		for _, run := range mem.Value.Items() {
 			one, err := scenarioRun(run)
 			if err != nil {
-				perr = fileError(file, 0, fmt.Sprintf("scenarios.%s[%d]", id, i), "%v", err)
-				return
+				return nil, err
 			}
 			sr.Runs = append(sr.Runs, one)
 		}
 		m.Scenarios = append(m.Scenarios, sr)
-	})
-	return m, perr
+	}
+	return m, nil
 }
 
-func scenarioRun(v pyvalue.Value) (ScenarioRun, error) {
-	if v.Kind() != pyvalue.KindDict {
-		return ScenarioRun{}, fmt.Errorf("a run is a JSON object")
+func scenarioRun(n *doc.Node) (ScenarioRun, error) {
+	f, err := newFields(n, "a run", nil, nil)
+	if err != nil {
+		return ScenarioRun{}, err
 	}
-	r := fieldReader{v: v}
-	run := ScenarioRun{Raw: v, TracePath: r.str("trace_path", true), ExitCode: r.int("exit_code"), DurationSeconds: r.float("duration_seconds")}
-	run.Stdout, run.Stderr = r.str("stdout", false), r.str("stderr", false)
-	run.Input, _ = v.Get("input")
-	run.DatasetRow, _ = v.Get("dataset_row")
-	if _, ok := v.Get("exit_code"); !ok {
-		r.fail("exit_code", "missing")
+	run := ScenarioRun{TracePath: f.str("trace_path", true), ExitCode: f.int("exit_code"), DurationSeconds: f.float("duration_seconds")}
+	run.Stdout, run.Stderr = f.str("stdout", false), f.str("stderr", false)
+	run.Input, _ = f.value("input")
+	row, rn := f.value("dataset_row")
+	run.DatasetRow = row
+	if !f.has("exit_code") {
+		f.fail(nil, "exit_code", "missing (required)")
 	}
-	if k := run.DatasetRow.Kind(); k != pyvalue.KindNull && k != pyvalue.KindDict {
-		r.fail("dataset_row", "must be an object or null")
+	if k := row.Kind(); f.err == nil && k != pyvalue.KindNull && k != pyvalue.KindDict {
+		f.fail(rn, "dataset_row", "must be an object or null, got %s", row.TypeName())
 	}
-	return run, r.err
+	if f.err == nil {
+		run.Raw, f.err = pyvalue.FromNode(n, nil)
+	}
+	return run, f.err
 }
 
 // RunStdout and RunStderr are what Kensa's runner keeps of a run's streams in its run record
-// (stripped, the last 2000 and 500 characters), which its judge prompt and error messages
-// read. Applied to what Kensa already kept, they change nothing.
-func RunStdout(s string) string { return lastRunes(strings.TrimSpace(s), 2000) }
+// (stripped, the last RunStdoutRunes and RunStderrRunes characters), which its judge prompt
+// and error messages read. Applied to what Kensa already kept, they change nothing.
+func RunStdout(s string) string { return RunTail(s, RunStdoutRunes) }
 
 // RunStderr: see RunStdout.
-func RunStderr(s string) string { return lastRunes(strings.TrimSpace(s), 500) }
+func RunStderr(s string) string { return RunTail(s, RunStderrRunes) }
+
+// How many characters of a run's streams Kensa keeps (runner.run_scenario).
+const (
+	RunStdoutRunes = 2000
+	RunStderrRunes = 500
+)
+
+// RunTail is s stripped, then its last n characters.
+func RunTail(s string, n int) string { return lastRunes(strings.TrimSpace(s), n) }
 
 func lastRunes(s string, n int) string {
 	r := []rune(s)

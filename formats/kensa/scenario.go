@@ -1,12 +1,10 @@
 package kensa
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -60,69 +58,44 @@ var scenarioSources = []string{"code", "traces", "user"}
 var scenarioFields = []string{"id", "name", "description", "source", "input", "run_command", "env_overrides",
 	"dataset", "input_field", "expected_outcome", "checks", "criteria", "judge", "trace_refs", "failure_pattern"}
 
-// ParseScenario reads and validates one scenario file. file names it in errors.
+// ParseScenario reads and validates one scenario file. file names it in errors, which are
+// *doc.Error values ("file:line:column: field: message").
 func ParseScenario(file string, data []byte) (*Scenario, error) {
-	root, err := yamlDoc(file, data)
+	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMapping(file, root, "", scenarioFields)
+	f, err := newFields(root, "a scenario", scenarioFields, pyYAMLScalar)
 	if err != nil {
 		return nil, err
 	}
 	s := &Scenario{File: file, Source: "code"}
-	if s.ID, err = m.str("id", true); err != nil {
-		return nil, err
+	s.ID = f.str("id", true)
+	s.Name = f.str("name", true)
+	s.Description = f.str("description", false)
+	if f.has("source") {
+		s.Source = f.str("source", false)
+		f.oneOf("source", s.Source, scenarioSources, "code, traces or user")
 	}
-	if s.Name, err = m.str("name", true); err != nil {
-		return nil, err
+	s.readInput(f)
+	s.readRunCommand(f)
+	s.readEnv(f)
+	s.readDataset(f)
+	s.ExpectedOutcome = f.str("expected_outcome", false)
+	s.Criteria = f.optStr("criteria")
+	s.Judge = f.optStr("judge")
+	switch {
+	case f.err != nil:
+	case s.Criteria != nil && s.Judge != nil:
+		f.fail(root.Get("judge"), "judge", "'criteria' and 'judge' are mutually exclusive")
+	case s.Judge != nil && !validJudgeName(*s.Judge):
+		f.fail(root.Get("judge"), "judge", "%q does not name a file in judges/", *s.Judge)
 	}
-	if s.Description, err = m.str("description", false); err != nil {
-		return nil, err
-	}
-	if src, err := m.str("source", false); err != nil {
-		return nil, err
-	} else if src != "" || m.has("source") {
-		if !slices.Contains(scenarioSources, src) {
-			return nil, m.errAt("source", "%q is not code, traces or user", src)
-		}
-		s.Source = src
-	}
-	if err := s.readInput(m); err != nil {
-		return nil, err
-	}
-	if err := s.readRunCommand(m); err != nil {
-		return nil, err
-	}
-	if err := s.readEnv(m); err != nil {
-		return nil, err
-	}
-	if err := s.readDataset(m); err != nil {
-		return nil, err
-	}
-	if s.ExpectedOutcome, err = m.str("expected_outcome", false); err != nil {
-		return nil, err
-	}
-	if s.Criteria, err = m.optStr("criteria"); err != nil {
-		return nil, err
-	}
-	if s.Judge, err = m.optStr("judge"); err != nil {
-		return nil, err
-	}
-	if s.Criteria != nil && s.Judge != nil {
-		return nil, m.errAt("judge", "'criteria' and 'judge' are mutually exclusive")
-	}
-	if s.Judge != nil && !validJudgeName(*s.Judge) {
-		return nil, m.errAt("judge", "%q does not name a file in judges/", *s.Judge)
-	}
-	if s.TraceRefs, err = m.strList("trace_refs"); err != nil {
-		return nil, err
-	}
-	if s.FailurePattern, err = m.optStr("failure_pattern"); err != nil {
-		return nil, err
-	}
-	if err := s.readChecks(m); err != nil {
-		return nil, err
+	s.TraceRefs = f.strList("trace_refs")
+	s.FailurePattern = f.optStr("failure_pattern")
+	s.readChecks(f)
+	if f.err != nil {
+		return nil, f.err
 	}
 	return s, nil
 }
@@ -131,256 +104,127 @@ func validJudgeName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "/\\\x00") && name != "." && name != ".."
 }
 
-func (s *Scenario) readInput(m *mapping) error {
-	n, ok := m.node("input")
-	if !ok {
-		return nil
-	}
-	v, err := m.conv.value(n, "input", 0)
-	if err != nil {
-		return err
+func (s *Scenario) readInput(f *fields) {
+	v, n := f.value("input")
+	if n == nil || f.err != nil {
+		return
 	}
 	switch v.Kind() {
 	case pyvalue.KindStr, pyvalue.KindDict, pyvalue.KindNull:
 		s.Input = v
-		return nil
+	default:
+		f.fail(n, "input", "must be a string or a mapping, got %s", v.TypeName())
 	}
-	return fileError(m.file, n.Line, "input", "must be a string or a mapping, got %s", v.TypeName())
 }
 
-func (s *Scenario) readRunCommand(m *mapping) error {
-	n, ok := m.node("run_command")
-	if !ok {
-		return m.errAt("run_command", "missing: a scenario needs the command that runs the agent")
-	}
-	if n.Kind == yaml.ScalarNode {
-		text, err := m.str("run_command", true)
-		if err != nil {
-			return err
-		}
+func (s *Scenario) readRunCommand(f *fields) {
+	v, n := f.value("run_command")
+	switch {
+	case f.err != nil:
+		return
+	case n == nil:
+		f.fail(nil, "run_command", "missing: a scenario needs the command that runs the agent")
+		return
+	case v.Kind() == pyvalue.KindStr:
+		text, _ := v.AsStr()
 		words, err := SplitCommand(text)
 		if err != nil {
-			return fileError(m.file, n.Line, "run_command", "%v", err)
+			f.fail(n, "run_command", "%v", err)
+			return
 		}
 		s.RunCommand, s.RunCommandText = words, text
-	} else {
-		list, err := m.strList("run_command")
-		if err != nil {
-			return err
-		}
-		s.RunCommand = list
+	default:
+		s.RunCommand = f.strList("run_command")
 	}
-	if len(s.RunCommand) == 0 || s.RunCommand[0] == "" {
-		return fileError(m.file, n.Line, "run_command", "must be a non-empty list of argv elements")
+	if f.err == nil && (len(s.RunCommand) == 0 || s.RunCommand[0] == "") {
+		f.fail(n, "run_command", "must be a non-empty list of argv elements")
 	}
-	return nil
 }
 
-func (s *Scenario) readEnv(m *mapping) error {
-	n, ok := m.node("env_overrides")
-	if !ok {
-		return nil
+func (s *Scenario) readEnv(f *fields) {
+	env := f.sub("env_overrides", "env_overrides", nil)
+	if env == nil {
+		return
 	}
-	em, err := newMapping(m.file, n, "env_overrides", nil)
-	if err != nil {
-		return err
+	for _, m := range env.obj.Members() {
+		v := env.str(m.Key, true)
+		s.EnvOverrides = append(s.EnvOverrides, EnvVar{Name: m.Key, Value: v})
 	}
-	for _, k := range em.keys {
-		v, err := em.str(k, true)
-		if err != nil {
-			return err
-		}
-		s.EnvOverrides = append(s.EnvOverrides, EnvVar{Name: k, Value: v})
-	}
-	return nil
+	f.err = env.err
 }
 
-func (s *Scenario) readDataset(m *mapping) error {
-	ds, err := m.optStr("dataset")
-	if err != nil {
-		return err
-	}
-	field, err := m.optStr("input_field")
-	if err != nil {
-		return err
-	}
-	if (ds == nil) != (field == nil) {
-		missing := "input_field"
+func (s *Scenario) readDataset(f *fields) {
+	ds, field := f.optStr("dataset"), f.optStr("input_field")
+	switch {
+	case f.err != nil:
+	case (ds == nil) != (field == nil):
+		given, absent := "dataset", "input_field"
 		if ds == nil {
-			missing = "dataset"
+			given, absent = absent, given
 		}
-		return m.errAt(missing, "'dataset' and 'input_field' must both be set or both be omitted")
-	}
-	if ds != nil {
-		if *ds == "" || strings.HasPrefix(*ds, "/") || slices.Contains(strings.Split(*ds, "/"), "..") {
-			return m.errAt("dataset", "%q must be a relative path inside the scenarios directory", *ds)
-		}
+		f.fail(f.obj.Get(given), given, "'dataset' and 'input_field' must both be set or both be omitted: %s is missing", absent)
+	case ds == nil:
+	case *ds == "" || strings.HasPrefix(*ds, "/") || slices.Contains(strings.Split(*ds, "/"), ".."):
+		f.fail(f.obj.Get("dataset"), "dataset", "%q must be a relative path inside the scenarios directory", *ds)
+	default:
 		s.Dataset, s.InputField = *ds, *field
 	}
-	return nil
 }
 
-func (s *Scenario) readChecks(m *mapping) error {
-	n, ok := m.node("checks")
-	if !ok || isNull(n) {
-		return nil
+func (s *Scenario) readChecks(f *fields) {
+	n := f.obj.Get("checks")
+	if f.err != nil || n == nil || n.IsNull() {
+		return
 	}
-	if n.Kind != yaml.SequenceNode {
-		return fileError(m.file, n.Line, "checks", "must be a list")
+	if n.Kind() != doc.Array {
+		f.fail(n, "checks", "must be a list")
+		return
 	}
 	trajectories := 0
-	for i, cn := range n.Content {
-		field := fmt.Sprintf("checks[%d]", i)
-		cm, err := newMapping(m.file, cn, field, []string{"type", "params", "description"})
+	for _, cn := range n.Items() {
+		c, err := s.readCheck(cn)
 		if err != nil {
-			return err
-		}
-		c := Check{Line: cn.Line, Params: pyvalue.NewDict(nil, nil)}
-		if c.Type, err = cm.str("type", true); err != nil {
-			return err
-		}
-		if !slices.Contains(CheckTypes, c.Type) {
-			return cm.errAt("type", "unknown check type %q (want one of %s)", c.Type, strings.Join(CheckTypes, ", "))
-		}
-		if pn, ok := cm.node("params"); ok && !isNull(pn) {
-			if c.Params, err = cm.conv.value(pn, field+".params", 0); err != nil {
-				return err
-			}
-			if c.Params.Kind() != pyvalue.KindDict {
-				return fileError(m.file, pn.Line, field+".params", "must be a mapping, got %s", c.Params.TypeName())
-			}
-		}
-		if c.Description, err = cm.str("description", false); err != nil {
-			return err
+			f.err = err
+			return
 		}
 		if c.Type == CheckTrajectory {
 			if trajectories++; trajectories > 1 {
-				return fileError(m.file, cn.Line, field, "at most one 'trajectory' check is allowed per scenario")
+				f.fail(cn, "", "at most one 'trajectory' check is allowed per scenario")
+				return
 			}
-		}
-		if err := ValidateParams(c.Type, c.Params, s.Dataset != ""); err != nil {
-			return fileError(m.file, cn.Line, field+".params", "%v", err)
 		}
 		s.Checks = append(s.Checks, c)
 	}
-	return nil
 }
 
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) == 0 && yamlNull.MatchString(n.Value)
-}
-
-// mapping is a YAML mapping node read field by field, with unknown fields rejected.
-type mapping struct {
-	file   string
-	prefix string
-	line   int
-	keys   []string
-	nodes  map[string]*yaml.Node
-	keyAt  map[string]int
-	conv   *converter
-}
-
-func newMapping(file string, n *yaml.Node, prefix string, allowed []string) (*mapping, error) {
-	what := prefix
-	if what == "" {
-		what = "document"
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil, fileError(file, n.Line, prefix, "%s must be a mapping", what)
-	}
-	m := &mapping{file: file, prefix: prefix, line: n.Line, nodes: map[string]*yaml.Node{}, keyAt: map[string]int{}, conv: &converter{file: file}}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if k.Kind != yaml.ScalarNode {
-			return nil, fileError(file, k.Line, prefix, "keys must be strings")
-		}
-		if _, dup := m.nodes[k.Value]; dup {
-			return nil, fileError(file, k.Line, joinField(prefix, k.Value), "duplicate key")
-		}
-		if allowed != nil && !slices.Contains(allowed, k.Value) {
-			return nil, fileError(file, k.Line, joinField(prefix, k.Value), "unknown field (known: %s)", strings.Join(allowed, ", "))
-		}
-		m.keys = append(m.keys, k.Value)
-		m.nodes[k.Value] = n.Content[i+1]
-		m.keyAt[k.Value] = k.Line
-	}
-	return m, nil
-}
-
-func (m *mapping) has(key string) bool { _, ok := m.nodes[key]; return ok }
-
-func (m *mapping) node(key string) (*yaml.Node, bool) {
-	n, ok := m.nodes[key]
-	return n, ok
-}
-
-func (m *mapping) errAt(key, format string, args ...any) error {
-	line, ok := m.keyAt[key]
-	if !ok {
-		line = m.line
-	}
-	return fileError(m.file, line, joinField(m.prefix, key), format, args...)
-}
-
-func (m *mapping) value(key string) (pyvalue.Value, bool, error) {
-	n, ok := m.nodes[key]
-	if !ok {
-		return pyvalue.Value{}, false, nil
-	}
-	v, err := m.conv.value(n, joinField(m.prefix, key), 0)
-	return v, true, err
-}
-
-// str reads a string field; required fields must be present and non-null.
-func (m *mapping) str(key string, required bool) (string, error) {
-	v, ok, err := m.value(key)
+func (s *Scenario) readCheck(n *doc.Node) (Check, error) {
+	cf, err := newFields(n, "a check", []string{"type", "params", "description"}, pyYAMLScalar)
 	if err != nil {
-		return "", err
+		return Check{}, err
 	}
-	if !ok {
-		if required {
-			return "", m.errAt(key, "missing (required)")
+	c := Check{Line: n.Pos().Line, Params: pyvalue.NewDict(nil, nil)}
+	c.Type = cf.str("type", true)
+	if cf.err == nil && !slices.Contains(CheckTypes, c.Type) {
+		cf.fail(n.Get("type"), "type", "unknown check type %q (want one of %s)", c.Type, strings.Join(CheckTypes, ", "))
+	}
+	params, pn := cf.value("params")
+	switch {
+	case cf.err != nil || pn == nil || params.IsNull():
+	case params.Kind() != pyvalue.KindDict:
+		cf.fail(pn, "params", "must be a mapping, got %s", params.TypeName())
+	default:
+		c.Params = params
+	}
+	c.Description = cf.str("description", false)
+	if cf.err != nil {
+		return Check{}, cf.err
+	}
+	if err := ValidateParams(c.Type, c.Params, s.Dataset != ""); err != nil {
+		at := pn
+		if at == nil {
+			at = n
 		}
-		return "", nil
+		return Check{}, invalid(at, "%v", err)
 	}
-	s, isStr := v.AsStr()
-	if !isStr {
-		return "", fileError(m.file, m.nodes[key].Line, joinField(m.prefix, key), "must be a string, got %s", v.TypeName())
-	}
-	return s, nil
-}
-
-// optStr reads a string field that may be absent or null.
-func (m *mapping) optStr(key string) (*string, error) {
-	v, ok, err := m.value(key)
-	if err != nil || !ok || v.IsNull() {
-		return nil, err
-	}
-	s, isStr := v.AsStr()
-	if !isStr {
-		return nil, fileError(m.file, m.nodes[key].Line, joinField(m.prefix, key), "must be a string, got %s", v.TypeName())
-	}
-	return &s, nil
-}
-
-// strList reads a list of strings; absent or null gives nil.
-func (m *mapping) strList(key string) ([]string, error) {
-	v, ok, err := m.value(key)
-	if err != nil || !ok || v.IsNull() {
-		return nil, err
-	}
-	field := joinField(m.prefix, key)
-	if v.Kind() != pyvalue.KindList {
-		return nil, fileError(m.file, m.nodes[key].Line, field, "must be a list of strings, got %s", v.TypeName())
-	}
-	out := make([]string, 0, v.Len())
-	for i, item := range v.Items() {
-		s, ok := item.AsStr()
-		if !ok {
-			return nil, fileError(m.file, m.nodes[key].Line, fmt.Sprintf("%s[%d]", field, i), "must be a string, got %s", item.TypeName())
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return c, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -59,222 +60,78 @@ var spanFields = []string{"trace_id", "span_id", "parent_span_id", "name", "kind
 // skipped. A malformed line (a file cut short mid-line included) is an error naming it.
 func ReadTrace(file string, data []byte) ([]Span, error) {
 	var spans []Span
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	err := eachLine(file, data, func(n *doc.Node) error {
+		s, err := spanOf(n)
+		if err == nil {
+			spans = append(spans, s)
 		}
-		v, err := pyvalue.Parse(line)
-		if err != nil {
-			return nil, fileError(file, n+1, "", "%v", err)
-		}
-		s, err := spanOf(v)
-		if err != nil {
-			return nil, fileError(file, n+1, "", "%v", err)
-		}
-		spans = append(spans, s)
-	}
-	return spans, nil
+		return err
+	})
+	return spans, err
 }
 
-func spanOf(v pyvalue.Value) (Span, error) {
-	if v.Kind() != pyvalue.KindDict {
-		return Span{}, fmt.Errorf("a span is a JSON object, got %s", v.TypeName())
-	}
-	var err error
-	v.Members(func(k string, _ pyvalue.Value) {
-		if err == nil && !containsStr(spanFields, k) {
-			err = fmt.Errorf("%s: unknown span field", k)
-		}
-	})
+func spanOf(n *doc.Node) (Span, error) {
+	f, err := newFields(n, "a span", spanFields, nil)
 	if err != nil {
 		return Span{}, err
 	}
-	r := fieldReader{v: v}
 	s := Span{Status: "ok", Metadata: pyvalue.NewDict(nil, nil)}
-	s.TraceID = r.str("trace_id", true)
-	s.SpanID = r.str("span_id", true)
-	s.ParentSpanID = r.optStr("parent_span_id")
-	s.Name = r.str("name", true)
-	s.Kind = r.str("kind", true)
-	if r.err == nil && !containsStr(spanKinds, s.Kind) {
-		return Span{}, fmt.Errorf("kind: %q is not one of %s", s.Kind, strings.Join(spanKinds, ", "))
-	}
-	s.Start = r.time("start_time")
-	s.End = r.time("end_time")
-	if st := r.optStr("status"); st != nil {
+	s.TraceID = f.str("trace_id", true)
+	s.SpanID = f.str("span_id", true)
+	s.ParentSpanID = f.optStr("parent_span_id")
+	s.Name = f.str("name", true)
+	s.Kind = f.str("kind", true)
+	f.oneOf("kind", s.Kind, spanKinds, "one of "+strings.Join(spanKinds, ", "))
+	s.Start = f.time("start_time")
+	s.End = f.time("end_time")
+	if st := f.optStr("status"); st != nil {
 		s.Status = *st
 	}
-	s.Model, s.Provider = r.optStr("model"), r.optStr("provider")
-	s.Input, s.Output = r.optDict("input"), r.optDict("output")
-	s.Tokens = r.tokens()
-	s.Cost = r.cost()
-	s.Tools = r.tools()
-	if md := r.optDict("metadata"); md != nil {
+	s.Model, s.Provider = f.optStr("model"), f.optStr("provider")
+	s.Input, s.Output = f.optDict("input"), f.optDict("output")
+	if t := f.sub("tokens", "tokens", nil); t != nil {
+		s.Tokens = &Tokens{Prompt: t.int("prompt"), Completion: t.int("completion"), Total: t.int("total"), CacheRead: t.int("cache_read")}
+		f.err = t.err
+	}
+	if c := f.sub("cost", "cost", nil); c != nil {
+		s.Cost = &Cost{Prompt: c.float("prompt"), Completion: c.float("completion"), Total: c.float("total")}
+		f.err = c.err
+	}
+	s.Tools = tools(f)
+	if md := f.optDict("metadata"); md != nil {
 		s.Metadata = *md
 	}
-	return s, r.err
+	return s, f.err
 }
 
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// fieldReader reads typed fields of a JSON object, keeping the first error.
-type fieldReader struct {
-	v   pyvalue.Value
-	err error
-}
-
-func (r *fieldReader) fail(field, format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
-	}
-}
-
-func (r *fieldReader) str(field string, required bool) string {
-	m, ok := r.v.Get(field)
-	if !ok {
-		if required {
-			r.fail(field, "missing")
-		}
-		return ""
-	}
-	s, isStr := m.AsStr()
-	if !isStr {
-		r.fail(field, "must be a string, got %s", m.TypeName())
-	}
-	return s
-}
-
-func (r *fieldReader) optStr(field string) *string {
-	m, ok := r.v.Get(field)
-	if !ok || m.IsNull() {
+func tools(f *fields) []Tool {
+	n := f.obj.Get("tools")
+	if f.err != nil || n == nil || n.IsNull() {
 		return nil
 	}
-	s, isStr := m.AsStr()
-	if !isStr {
-		r.fail(field, "must be a string or null, got %s", m.TypeName())
+	if n.Kind() != doc.Array {
+		f.fail(n, "tools", "must be a list, got %s", n.Kind().Article())
 		return nil
 	}
-	return &s
-}
-
-func (r *fieldReader) optDict(field string) *pyvalue.Value {
-	m, ok := r.v.Get(field)
-	if !ok || m.IsNull() {
-		return nil
-	}
-	if m.Kind() != pyvalue.KindDict {
-		r.fail(field, "must be an object or null, got %s", m.TypeName())
-		return nil
-	}
-	return &m
-}
-
-func (r *fieldReader) time(field string) int64 {
-	m, ok := r.v.Get(field)
-	if !ok {
-		r.fail(field, "missing")
-		return 0
-	}
-	s, isStr := m.AsStr()
-	if !isStr {
-		r.fail(field, "must be an ISO 8601 timestamp, got %s", m.TypeName())
-		return 0
-	}
-	us, err := ParseTime(s)
-	if err != nil {
-		r.fail(field, "%v", err)
-	}
-	return us
-}
-
-func (r *fieldReader) tokens() *Tokens {
-	d := r.optDict("tokens")
-	if d == nil {
-		return nil
-	}
-	sub := fieldReader{v: *d}
-	t := &Tokens{Prompt: sub.int("prompt"), Completion: sub.int("completion"), Total: sub.int("total"), CacheRead: sub.int("cache_read")}
-	if sub.err != nil {
-		r.fail("tokens", "%v", sub.err)
-	}
-	return t
-}
-
-func (r *fieldReader) int(field string) int64 {
-	m, ok := r.v.Get(field)
-	if !ok {
-		return 0
-	}
-	if i, isInt := m.AsInt(); isInt {
-		return i
-	}
-	if f, isNum := m.AsNumber(); isNum && f == float64(int64(f)) {
-		return int64(f) // pydantic accepts a float with no fraction for an int field
-	}
-	r.fail(field, "must be an integer, got %s", m.TypeName())
-	return 0
-}
-
-func (r *fieldReader) float(field string) float64 {
-	m, ok := r.v.Get(field)
-	if !ok {
-		return 0
-	}
-	f, isNum := m.AsNumber()
-	if !isNum {
-		r.fail(field, "must be a number, got %s", m.TypeName())
-	}
-	return f
-}
-
-func (r *fieldReader) cost() *Cost {
-	d := r.optDict("cost")
-	if d == nil {
-		return nil
-	}
-	sub := fieldReader{v: *d}
-	c := &Cost{Prompt: sub.float("prompt"), Completion: sub.float("completion"), Total: sub.float("total")}
-	if sub.err != nil {
-		r.fail("cost", "%v", sub.err)
-	}
-	return c
-}
-
-func (r *fieldReader) tools() []Tool {
-	m, ok := r.v.Get("tools")
-	if !ok || m.IsNull() {
-		return nil
-	}
-	if m.Kind() != pyvalue.KindList {
-		r.fail("tools", "must be a list, got %s", m.TypeName())
-		return nil
-	}
-	var tools []Tool
-	for i, item := range m.Items() {
-		sub := fieldReader{v: item}
-		if item.Kind() != pyvalue.KindDict {
-			r.fail(fmt.Sprintf("tools[%d]", i), "must be an object")
+	var out []Tool
+	for _, item := range n.Items() {
+		tf, err := newFields(item, "a tool", nil, nil)
+		if err != nil {
+			f.err = err
 			return nil
 		}
-		t := Tool{Name: sub.str("name", true), Args: pyvalue.NewDict(nil, nil)}
-		if a := sub.optDict("args"); a != nil {
+		t := Tool{Name: tf.str("name", true), Args: pyvalue.NewDict(nil, nil)}
+		if a := tf.optDict("args"); a != nil {
 			t.Args = *a
 		}
-		t.Result = sub.optDict("result")
-		if sub.err != nil {
-			r.fail(fmt.Sprintf("tools[%d]", i), "%v", sub.err)
+		t.Result = tf.optDict("result")
+		if tf.err != nil {
+			f.err = tf.err
 			return nil
 		}
-		tools = append(tools, t)
+		out = append(out, t)
 	}
-	return tools
+	return out
 }
 
 // ParseTime reads an ISO 8601 timestamp as pydantic does for Kensa's datetimes, to

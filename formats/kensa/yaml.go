@@ -1,14 +1,12 @@
 package kensa
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -21,111 +19,50 @@ var (
 	yamlTime  = regexp.MustCompile(`^[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?`)
 )
 
-// maxAliasExpansions bounds alias expansion, so a small hostile document cannot expand into a
-// huge value.
-const maxAliasExpansions = 1000
-
-// yamlDoc reads one YAML document into its root node.
-func yamlDoc(file string, data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %s: %s", ErrInvalid, file, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, fileError(file, 0, "", "empty document")
-	}
-	return doc.Content[0], nil
+// parseYAML reads one YAML document with the project's document model (internal/doc: its
+// limits, positions, alias and merge handling); scalars are then resolved by PyYAML's rules
+// (pyYAMLScalar), as Kensa's yaml.safe_load reads them.
+func parseYAML(file string, data []byte) (*doc.Node, error) {
+	return doc.ParseYAML(file, data, doc.Limits{})
 }
 
-// converter turns YAML nodes into values as PyYAML's safe_load would build them.
-type converter struct {
-	file    string
-	aliases int
-}
+// yamlValue is the value PyYAML's safe_load builds for n.
+func yamlValue(n *doc.Node) (pyvalue.Value, error) { return pyvalue.FromNode(n, pyYAMLScalar) }
 
-func (c *converter) value(n *yaml.Node, field string, depth int) (pyvalue.Value, error) {
-	if depth > 100 {
-		return pyvalue.Value{}, fileError(c.file, n.Line, field, "nesting too deep")
+// pyYAMLScalar resolves a scalar as PyYAML does: an explicit tag decides; otherwise quoted and
+// block scalars are strings and plain scalars go through the YAML 1.1 implicit resolvers. The
+// node's text as written comes from doc.Node.YAMLScalar: yaml.v3's own YAML 1.2 typing of the
+// node is not used.
+func pyYAMLScalar(n *doc.Node) (pyvalue.Value, bool, error) {
+	s, ok := n.YAMLScalar()
+	if !ok {
+		return pyvalue.Value{}, false, nil
 	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		if c.aliases++; c.aliases > maxAliasExpansions {
-			return pyvalue.Value{}, fileError(c.file, n.Line, field, "more than %d alias expansions", maxAliasExpansions)
-		}
-		return c.value(n.Alias, field, depth+1)
-	case yaml.ScalarNode:
-		return c.scalar(n, field)
-	case yaml.SequenceNode:
-		items := make([]pyvalue.Value, 0, len(n.Content))
-		for i, item := range n.Content {
-			v, err := c.value(item, fmt.Sprintf("%s[%d]", field, i), depth+1)
-			if err != nil {
-				return pyvalue.Value{}, err
-			}
-			items = append(items, v)
-		}
-		return pyvalue.NewList(items), nil
-	case yaml.MappingNode:
-		keys, vals := []string{}, []pyvalue.Value{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Kind != yaml.ScalarNode || k.Value == "<<" && k.Tag == "!!merge" {
-				return pyvalue.Value{}, fileError(c.file, k.Line, field, "only string keys are supported")
-			}
-			kv, err := c.scalar(k, field)
-			if err != nil {
-				return pyvalue.Value{}, err
-			}
-			ks, ok := kv.AsStr()
-			if !ok {
-				return pyvalue.Value{}, fileError(c.file, k.Line, field, "key %q is a %s, not a string", k.Value, kv.TypeName())
-			}
-			val, err := c.value(v, joinField(field, ks), depth+1)
-			if err != nil {
-				return pyvalue.Value{}, err
-			}
-			keys, vals = append(keys, ks), append(vals, val)
-		}
-		return pyvalue.NewDict(keys, vals), nil
-	}
-	return pyvalue.Value{}, fileError(c.file, n.Line, field, "unsupported YAML node")
-}
-
-func joinField(parent, key string) string {
-	if parent == "" {
-		return key
-	}
-	return parent + "." + key
-}
-
-// scalar resolves a scalar as PyYAML does: quoted scalars and explicit !!str are strings,
-// plain scalars go through the YAML 1.1 implicit resolvers.
-func (c *converter) scalar(n *yaml.Node, field string) (pyvalue.Value, error) {
-	tag := n.Tag
-	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		if tag == "" || tag == "!!str" || tag == "!" {
-			return pyvalue.NewStr(n.Value), nil
-		}
-	}
-	explicit := n.Style&yaml.TaggedStyle != 0
-	s := n.Value
-	kind := ""
+	kind := "!!str"
 	switch {
-	case explicit:
-		kind = tag
-	case yamlBool.MatchString(s):
+	case s.Tag != "" && s.Tag != "!":
+		kind = s.Tag
+	case !s.Plain:
+	case yamlBool.MatchString(s.Value):
 		kind = "!!bool"
-	case yamlInt.MatchString(s):
+	case yamlInt.MatchString(s.Value):
 		kind = "!!int"
-	case yamlFloat.MatchString(s):
+	case yamlFloat.MatchString(s.Value):
 		kind = "!!float"
-	case yamlNull.MatchString(s):
+	case yamlNull.MatchString(s.Value):
 		kind = "!!null"
-	case yamlTime.MatchString(s):
+	case yamlTime.MatchString(s.Value):
 		kind = "!!timestamp"
-	default:
-		kind = "!!str"
 	}
+	v, err := construct(kind, s.Value)
+	if err != nil {
+		return pyvalue.Value{}, true, invalid(n, "%v", err)
+	}
+	return v, true, nil
+}
+
+// construct is PyYAML's SafeConstructor for the scalar tags a scenario can hold.
+func construct(kind, s string) (pyvalue.Value, error) {
 	switch kind {
 	case "!!str":
 		return pyvalue.NewStr(s), nil
@@ -147,9 +84,9 @@ func (c *converter) scalar(n *yaml.Node, field string) (pyvalue.Value, error) {
 			return pyvalue.NewFloat(f), nil
 		}
 	case "!!timestamp":
-		return pyvalue.Value{}, fileError(c.file, n.Line, field, "%q is a YAML timestamp; quote it to make it a string", s)
+		return pyvalue.Value{}, errorf("%s is a YAML timestamp; quote it to make it a string", pyvalue.StrRepr(s))
 	}
-	return pyvalue.Value{}, fileError(c.file, n.Line, field, "cannot read %q as %s", s, kind)
+	return pyvalue.Value{}, errorf("cannot read %s as %s", pyvalue.StrRepr(s), kind)
 }
 
 // yamlIntValue is PyYAML's construct_yaml_int.

@@ -2,15 +2,16 @@ package oasisctl
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 )
 
 // Sentinel errors of the package.
@@ -295,7 +296,7 @@ func keys(n *doc.Node) []string {
 // ReadFile reads a claimed report from a file; the format is taken from the extension
 // (.yaml, .yml, .json) or sniffed.
 func ReadFile(path string) (*Claim, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(context.Background(), path)
 	if err != nil {
 		return nil, fmt.Errorf("oasisctl: %w", err)
 	}

@@ -107,7 +107,7 @@ func genAIMessages(s *Span, attrs pyvalue.Value, current, older string) *pyvalue
 		return nil
 	}
 	if str, isStr := raw.AsStr(); isStr {
-		parsed, err := pyvalue.Parse([]byte(str))
+		parsed, err := pyvalue.Loads("attribute", []byte(str))
 		if err != nil {
 			p := pyvalue.NewDict([]string{"value"}, []pyvalue.Value{raw})
 			return &p

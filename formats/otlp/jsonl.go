@@ -3,73 +3,74 @@ package otlp
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
 // ReadJSONL reads a JSON-lines span file as Kensa's JSONLSpanExporter writes it (one span a
-// line; blank lines are skipped). A line that is not a span object is an error naming it: a
-// file cut short mid-line is reported, never half-read silently. name is used in errors.
+// line; blank lines are skipped), through the project's document model (internal/doc). A line
+// that is not a span object is an error naming its line and column: a file cut short mid-line
+// is reported, never half-read silently. name is used in errors.
 func ReadJSONL(name string, data []byte) ([]Span, error) {
 	var spans []Span
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	lines := doc.NewLines(name, bytes.NewReader(data), doc.Limits{})
+	for {
+		n, err := lines.Next()
+		if err == io.EOF {
+			return spans, nil
 		}
-		s, err := jsonlSpan(line)
+		var s Span
+		if err == nil {
+			s, err = jsonlSpan(n)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s:%d: %v", ErrMalformed, name, n+1, err)
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		spans = append(spans, s)
 	}
-	return spans, nil
 }
 
-func jsonlSpan(line []byte) (Span, error) {
-	v, err := pyvalue.Parse(line)
-	if err != nil {
-		return Span{}, err
-	}
-	if v.Kind() != pyvalue.KindDict {
-		return Span{}, fmt.Errorf("a span is a JSON object, got %s", v.TypeName())
+func jsonlSpan(n *doc.Node) (Span, error) {
+	if n.Kind() != doc.Object {
+		return Span{}, n.Errorf("a span is a JSON object, got %s", n.Kind().Article())
 	}
 	var s Span
 	str := func(key string) string {
-		m, _ := v.Get(key)
-		x, _ := m.AsStr()
-		return x
+		v, _ := n.Get(key).Str() // absent or not a string: ""
+		return v
 	}
 	s.TraceID, s.SpanID, s.ParentSpanID, s.Name = str("trace_id"), str("span_id"), str("parent_span_id"), str("name")
-	if s.Start, err = nanos(v, "start_time"); err != nil {
-		return Span{}, err
-	}
-	if s.End, err = nanos(v, "end_time"); err != nil {
-		return Span{}, err
+	for _, field := range []struct {
+		key string
+		dst *int64
+	}{{"start_time", &s.Start}, {"end_time", &s.End}} {
+		if v := n.Get(field.key); v != nil && !v.IsNull() {
+			ns, err := v.Int64()
+			if err != nil {
+				return Span{}, v.Errorf("want integer nanoseconds, got %s", v.Kind().Article())
+			}
+			*field.dst = ns
+		}
 	}
 	s.Status = Status{Code: StatusUnset}
-	if st, ok := v.Get("status"); ok {
-		code := st
-		if st.Kind() == pyvalue.KindDict {
-			code, _ = st.Get("status_code")
-		}
-		if c, ok := code.AsStr(); ok {
-			s.Status.Code = strings.ToLower(c)
-		}
+	code := n.Get("status")
+	if code.Kind() == doc.Object {
+		code = code.Get("status_code")
 	}
-	if attrs, ok := v.Get("attributes"); ok && attrs.Kind() == pyvalue.KindDict {
-		attrs.Members(func(k string, m pyvalue.Value) { s.Attributes = append(s.Attributes, Attr{Key: k, Value: m}) })
+	if code.Kind() == doc.String {
+		s.Status.Code = strings.ToLower(code.Text())
+	}
+	if attrs := n.Get("attributes"); attrs.Kind() == doc.Object {
+		for _, m := range attrs.Members() {
+			v, err := pyvalue.FromNode(m.Value, nil)
+			if err != nil {
+				return Span{}, err
+			}
+			s.Attributes = append(s.Attributes, Attr{Key: m.Key, Value: v})
+		}
 	}
 	return s, nil
-}
-
-func nanos(v pyvalue.Value, key string) (int64, error) {
-	m, ok := v.Get(key)
-	if !ok || m.IsNull() {
-		return 0, nil
-	}
-	if i, ok := m.AsInt(); ok {
-		return i, nil
-	}
-	return 0, fmt.Errorf("%s: want integer nanoseconds, got %s", key, m.TypeName())
 }

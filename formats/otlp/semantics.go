@@ -135,8 +135,8 @@ func parseToolArgs(raw pyvalue.Value) pyvalue.Value {
 	if !truthy(raw) {
 		return pyvalue.NewDict(nil, nil)
 	}
-	if s, ok := raw.AsStr(); ok {
-		if parsed, err := pyvalue.Parse([]byte(s)); err == nil && parsed.Kind() == pyvalue.KindDict {
+	if s, ok := raw.AsStr(); ok && strings.HasPrefix(strings.TrimLeft(s, " \t\n\r"), "{") {
+		if parsed, err := pyvalue.Loads("attribute", []byte(s)); err == nil && parsed.Kind() == pyvalue.KindDict {
 			return parsed
 		}
 	}

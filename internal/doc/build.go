@@ -41,7 +41,7 @@ const (
 type sizes struct{ nodes, colls, items, members int }
 
 func newBuilder(src *source, lim Limits, names *interner, hint sizes) builder {
-	if names == nil {
+	if names == nil && len(src.data) >= internFrom {
 		names = newInterner()
 	}
 	chunk := func(n int) int { return min(max(n, firstChunk), lastChunk) }
@@ -125,13 +125,17 @@ type interner struct {
 const (
 	internSlots    = 512
 	maxInternBytes = 32
+	// internFrom is the size from which a document gets an interner: below it, the table
+	// (8 KiB) would cost more than the names it could share.
+	internFrom = 4 << 10
 )
 
 func newInterner() *interner { return new(interner) }
 
-// name returns b as a string, the cached one when an equal name was seen last in its slot.
+// name returns b as a string, the cached one when an equal name was seen last in its slot. A
+// nil interner (a small document) shares nothing.
 func (in *interner) name(b []byte) string {
-	if len(b) > maxInternBytes {
+	if in == nil || len(b) > maxInternBytes {
 		return string(b)
 	}
 	h := uint32(2166136261) // FNV-1a

@@ -40,7 +40,23 @@ type Lines struct {
 
 // NewLines returns a reader of the JSON Lines file r, named name in errors.
 func NewLines(name string, r io.Reader, lim Limits) *Lines {
-	return &Lines{name: name, r: bufio.NewReaderSize(r, 64<<10), lim: lim.resolve(), names: newInterner()}
+	size := bufferSize(r)
+	var names *interner
+	if size >= internFrom {
+		names = newInterner()
+	}
+	return &Lines{name: name, r: bufio.NewReaderSize(r, size), lim: lim.resolve(), names: names}
+}
+
+// bufferSize is 64 KiB, or less for input in memory that is smaller: readers of many small
+// files (a trace per run, replayed ten thousand times) then do not allocate and clear 64 KiB
+// each, nor an interner for names they are too small to share.
+func bufferSize(r io.Reader) int {
+	const size = 64 << 10
+	if in, ok := r.(interface{ Len() int }); ok {
+		return min(size, max(in.Len()+1, 16))
+	}
+	return size
 }
 
 // Line returns the number of the line the last call to Next read.

@@ -14,7 +14,14 @@
 // float64 conversion, which the Go specification says rounds. Floats never reach a stored
 // object: verdicts carry their Python text form (Repr), a string.
 //
-// Parse reads JSON as Python's json module (and pydantic) does: numbers with a fraction or an
-// exponent are floats, others integers (at most 64 bits here; larger ones are an error, where
-// Python would keep them).
+// # Reading documents
+//
+// The package parses nothing itself: documents are read by internal/doc, the project's one
+// JSON/YAML reader, and FromNode builds values from its trees as Python's json module (and
+// pydantic) would: numbers with a fraction or an exponent are floats, others integers (at most
+// 64 bits here; larger ones are an error, where Python would keep them). A reader with other
+// rules for scalars (formats/kensa resolves YAML scalars as PyYAML does) passes a ScalarFunc.
+// Loads is json.loads: doc.ParseJSON then FromNode. Being doc's, it is stricter than Python
+// where RFC 8259 leaves room: a name given twice, NaN and Infinity, and unpaired surrogate
+// escapes are errors (docs/decisions.md, "Kensa files through the document model").
 package pyvalue

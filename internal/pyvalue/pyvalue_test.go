@@ -2,6 +2,7 @@ package pyvalue
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -42,7 +43,7 @@ func TestStringForms(t *testing.T) {
 }
 
 func TestDumpsAndRepr(t *testing.T) {
-	v, err := Parse([]byte(`{"b":1,"a":[1.5,true,null],"é":"x"}`))
+	v, err := Loads("t.json", []byte(`{"b":1,"a":[1.5,true,null],"é":"x"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestDumpsAndRepr(t *testing.T) {
 
 func TestEqual(t *testing.T) {
 	parse := func(s string) Value {
-		v, err := Parse([]byte(s))
+		v, err := Loads("t.json", []byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,24 +95,32 @@ func TestFixedAndRound(t *testing.T) {
 	}
 }
 
-func TestParseErrors(t *testing.T) {
-	for _, s := range []string{`{`, `[1,]`, `1 2`, `99999999999999999999`, ``} {
-		if _, err := Parse([]byte(s)); err == nil {
-			t.Errorf("Parse(%q): no error", s)
+func TestLoadsErrors(t *testing.T) {
+	for s, want := range map[string]string{
+		`{`: "t.json:1:2", `[1,]`: "t.json:1:4", `1 2`: "t.json:1:3", ``: "t.json",
+		`{"a": [99999999999999999999]}`: "t.json:1:8: a[0]: integer 99999999999999999999 does not fit in 64 bits",
+		`{"a": 1, "a": 2}`:              "t.json:1:10",
+	} {
+		_, err := Loads("t.json", []byte(s))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Loads(%q): %v, want %q…", s, err, want)
 		}
+	}
+	if _, err := Loads("t.json", []byte(`[1e400, -1e400]`)); err != nil {
+		t.Errorf("floats beyond a double are ±inf, as Python's float() gives: %v", err)
 	}
 }
 
-func FuzzParse(f *testing.F) {
+func FuzzLoads(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\u00e9"`, `1e400`, `[]`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := Parse(b)
+		v, err := Loads("f.json", b)
 		if err != nil {
 			return
 		}
-		again, err := Parse([]byte(Dumps(v)))
+		again, err := Loads("again.json", []byte(Dumps(v)))
 		if err != nil {
 			if v.Kind() == KindFloat || v.Kind() == KindList || v.Kind() == KindDict {
 				return // NaN and Infinity are Python's extensions, not JSON

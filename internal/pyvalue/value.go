@@ -1,20 +1,8 @@
 package pyvalue
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"math"
-	"strconv"
-	"strings"
-
-	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
-
-// ErrSyntax: a document is not JSON this package can represent.
-var ErrSyntax = errclass.New(errclass.Input, "pyvalue: invalid JSON")
 
 // Kind is the Python type of a Value.
 type Kind uint8
@@ -208,98 +196,4 @@ func (v Value) dedup() map[string]Value {
 		m[k] = v.vals[i]
 	}
 	return m
-}
-
-// Parse reads one JSON document (see the package documentation for numbers).
-func Parse(data []byte) (Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec, 0)
-	if err != nil {
-		return Value{}, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Value{}, fmt.Errorf("%w: trailing data after the JSON value", ErrSyntax)
-	}
-	return v, nil
-}
-
-// maxDepth bounds nesting so hostile input cannot recurse deeply.
-const maxDepth = 512
-
-func parseValue(dec *json.Decoder, depth int) (Value, error) {
-	if depth > maxDepth {
-		return Value{}, fmt.Errorf("%w: nesting deeper than %d", ErrSyntax, maxDepth)
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return Value{}, fmt.Errorf("%w: %v", ErrSyntax, err)
-	}
-	switch t := tok.(type) {
-	case nil:
-		return Value{}, nil
-	case bool:
-		return NewBool(t), nil
-	case string:
-		return NewStr(t), nil
-	case json.Number:
-		return parseNumber(string(t))
-	case json.Delim:
-		switch t {
-		case '[':
-			var items []Value
-			for dec.More() {
-				item, err := parseValue(dec, depth+1)
-				if err != nil {
-					return Value{}, err
-				}
-				items = append(items, item)
-			}
-			if _, err := dec.Token(); err != nil {
-				return Value{}, fmt.Errorf("%w: %v", ErrSyntax, err)
-			}
-			if items == nil {
-				items = []Value{}
-			}
-			return NewList(items), nil
-		case '{':
-			keys, vals := []string{}, []Value{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return Value{}, fmt.Errorf("%w: %v", ErrSyntax, err)
-				}
-				k, _ := kt.(string)
-				val, err := parseValue(dec, depth+1)
-				if err != nil {
-					return Value{}, err
-				}
-				keys, vals = append(keys, k), append(vals, val)
-			}
-			if _, err := dec.Token(); err != nil {
-				return Value{}, fmt.Errorf("%w: %v", ErrSyntax, err)
-			}
-			return NewDict(keys, vals), nil
-		}
-	}
-	return Value{}, fmt.Errorf("%w: unexpected %v", ErrSyntax, tok)
-}
-
-// parseNumber reads a JSON number as Python's json module does.
-func parseNumber(text string) (Value, error) {
-	if !strings.ContainsAny(text, ".eE") {
-		i, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return Value{}, fmt.Errorf("%w: integer %s does not fit in 64 bits", ErrSyntax, text)
-		}
-		return NewInt(i), nil
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return Value{}, fmt.Errorf("%w: number %s", ErrSyntax, text)
-	}
-	return NewFloat(f), nil // out of range: ±inf or 0, as Python's float() gives
 }

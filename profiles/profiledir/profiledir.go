@@ -3,8 +3,8 @@ package profiledir
 import (
 	"context"
 	"fmt"
-	"os"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -28,8 +28,8 @@ func Import(ctx context.Context, s profiles.Importer, dir string, opts profiles.
 	return profiles.Import(ctx, s, root.FS(), opts)
 }
 
-func open(dir string) (*os.Root, error) {
-	root, err := os.OpenRoot(dir)
+func open(dir string) (*inputfile.Root, error) {
+	root, err := inputfile.OpenRoot(context.Background(), dir)
 	if err != nil {
 		return nil, fmt.Errorf("profiles: open profile directory: %w", err)
 	}

@@ -5,12 +5,15 @@
 //
 // # One bundle per run
 //
-// A bundle is one run of one scenario: one dataset row, one repeat. Its manifest
-// (store.KensaRun) pins the scenario's definition as a profile tree (the scenario file
+// A bundle is one run of one scenario: one dataset row, one repeat. Its evidence object
+// (store.KensaEvidence) pins the scenario's definition as a profile tree (the scenario file
 // byte-exact, its judge spec, its dataset, the price table used), and refers to the input, the
 // dataset row, stdout and stderr, the trace in Kensa's span model (what the evaluator reads),
-// the raw span sources it came from, the recorded judgement, and for imported runs Kensa's own
-// result and run record, which audit compares with what the evidence gives.
+// the raw span sources it came from and the recorded judgement: nothing from a clock, so runs
+// that saw the same thing share it. The manifest (store.KensaRun, the bundle id) refers to the
+// evidence and holds the run itself: its run id, repeat number and tag, its start time and
+// duration, the recorder's findings, and for imported runs Kensa's own result and run record,
+// which audit compares with what the evidence gives.
 //
 // # Spans
 //
@@ -23,7 +26,16 @@
 //
 // # Crash safety
 //
-// Run never holds the store while agents run: each run's evidence is spooled to a directory of
-// its own, and the store is opened only to seal a finished run. A killed `kensa run` loses at
-// most the runs in flight; every sealed bundle is complete (store.Seal writes the ref last).
+// RunJobs never holds the store while agents run: each run's evidence is spooled to a directory
+// of its own (captured streams stay in their spool files until sealed, so a run's output never
+// has to fit in memory), and the store is opened at most once a second to seal the runs that
+// finished. A killed `kensa run` loses at most the runs in flight; every sealed bundle is
+// complete (store.Seal writes the ref last).
+//
+// # Failed runs
+//
+// A run whose command does not start, exits non-zero, runs past its timeout (killed with its
+// process group) or produces no spans is an error run with Kensa's own message; one whose span
+// sources do not parse (a truncated trace file, a malformed OTLP body) is an error run naming
+// the source, line and column. Each is sealed: no run is lost, none half-written.
 package kensa

@@ -70,15 +70,20 @@ func PlanImport(dir string) ([]*Record, error) {
 	return records, nil
 }
 
-// Import seals every record of PlanImport.
+// Import seals every record of PlanImport at once (SealAll: one sync, the bundle refs in one
+// write), tagging the last with each tag.
 func Import(ctx context.Context, s Writer, records []*Record, version string, tags ...string) ([]Imported, error) {
-	out := make([]Imported, 0, len(records))
-	for _, r := range records {
-		d, err := Seal(ctx, s, r, version, tags...)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, Imported{Bundle: d, Scenario: r.Definition.Scenario.ID, RunID: r.RunID})
+	var tagOf func(*Record) []string
+	if len(tags) > 0 {
+		tagOf = func(*Record) []string { return tags }
+	}
+	digests, err := SealAll(ctx, s, records, version, tagOf)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Imported, len(records))
+	for i, r := range records {
+		out[i] = Imported{Bundle: digests[i], Scenario: r.Definition.Scenario.ID, RunID: r.RunID}
 	}
 	return out, nil
 }
@@ -230,7 +235,6 @@ func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i i
 		r.Exit.Error = run.Stderr
 		return r, nil
 	}
-	r.Annotations = map[string]string{AnnotationTracePath: run.TracePath}
 	tp := run.TracePath
 	if !filepath.IsAbs(tp) {
 		tp = filepath.Join(base, filepath.FromSlash(tp))

@@ -33,6 +33,8 @@ type Options struct {
 	JudgeModel string
 	// MaxOutput caps each captured stream (command.DefaultMaxOutput when zero).
 	MaxOutput int64
+	// Version is the recorder's version, recorded in each bundle.
+	Version string
 }
 
 // Job is one run to execute: a scenario, a dataset row (or none) and a repeat.
@@ -130,7 +132,7 @@ func planScenario(file string, opts Options) ([]Job, error) {
 // never touches the store.
 func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record, error) {
 	sc := job.Definition.Scenario
-	r := &Record{Definition: job.Definition, RunID: opts.RunID, Row: job.Row,
+	r := &Record{Definition: job.Definition, RunID: opts.RunID, Row: job.Row, spool: spool,
 		Annotations: map[string]string{AnnotationRepeat: strconv.Itoa(job.Repeat)}}
 	if opts.Tag != "" {
 		r.Annotations[AnnotationTag] = opts.Tag
@@ -162,13 +164,9 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 		return nil, err
 	}
 	r.NonScoring = map[string]string{"started": res.Start.UTC().Format(time.RFC3339Nano), "duration_ns": strconv.FormatInt(int64(res.Duration), 10)}
-	if r.Stdout, err = captured(res.Stdout); err != nil {
-		return nil, err
-	}
-	if r.Stderr, err = captured(res.Stderr); err != nil {
-		return nil, err
-	}
+	r.Stdout, r.Stderr = captured(res.Stdout), captured(res.Stderr)
 	r.Exit = store.KensaExit{Code: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut}
+	r.Interrupted = res.Cancelled
 	if res.StartError != "" || res.TimedOut || res.Cancelled || res.Signal != "" {
 		r.Exit.Code = -1
 	}
@@ -178,9 +176,18 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 			Message: fmt.Sprintf("%d OTLP requests were refused (wrong path, method, type or size)", rejected)})
 	}
 	r.Findings = findings
-	if len(spans) == 0 {
-		r.Exit.Code, r.Exit.Error = -1, noSpansMessage(sc.ID, res, opts.Timeout, string(r.Stderr.Data))
-	} else {
+	switch malformed := firstError(findings); {
+	case malformed != "":
+		// Kensa's runner fails a run whose span file does not parse; so does the recording,
+		// which keeps every span source as it came, for anyone to look at.
+		r.Exit.Code, r.Exit.Error = -1, fmt.Sprintf("Scenario %s: the agent's spans could not be read: %s", pyvalue.StrRepr(sc.ID), malformed)
+	case len(spans) == 0:
+		stderr, err := r.Stderr.tail(500)
+		if err != nil {
+			return nil, err
+		}
+		r.Exit.Code, r.Exit.Error = -1, noSpansMessage(sc.ID, res, opts.Timeout, stderr)
+	default:
 		r.Trace = fkensa.WriteTrace(spans)
 	}
 	if len(opts.JudgeCmd) > 0 && sc.NeedsJudge() {
@@ -225,35 +232,40 @@ func runEnv(sc *fkensa.Scenario, traceDir, endpoint string) []string {
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+endpoint+"/v1/traces")
 }
 
-func captured(o command.Output) (Captured, error) {
-	b, err := os.ReadFile(o.Path)
-	return Captured{Data: b, Total: o.Total, Truncated: o.Truncated}, err
+// captured refers to a captured stream where command.Run spooled it: it is read when sealed,
+// never held in memory whole.
+func captured(o command.Output) Captured {
+	return Captured{Path: o.Path, Total: o.Total, Truncated: o.Truncated}
 }
 
-// noSpansMessage is the error Kensa's runner raises for a run without spans.
-func noSpansMessage(id string, res *command.Result, timeout time.Duration, stderr string) string {
-	tail := func(s string) string {
-		s = strings.TrimSpace(s)
-		if r := []rune(s); len(r) > 500 {
-			s = string(r[len(r)-500:])
+// firstError is the message of the first error finding, "" when there is none.
+func firstError(findings []store.Finding) string {
+	for _, f := range findings {
+		if f.Severity == store.SeverityError {
+			return f.Message
 		}
-		return s
 	}
+	return ""
+}
+
+// noSpansMessage is the error Kensa's runner raises for a run without spans; stderr is the
+// stripped tail of the run's stderr (500 characters).
+func noSpansMessage(id string, res *command.Result, timeout time.Duration, stderr string) string {
 	switch {
 	case res.TimedOut:
 		return fmt.Sprintf("Scenario %s timed out after %s.", pyvalue.StrRepr(id), timeout)
 	case res.StartError != "":
 		return fmt.Sprintf("Scenario %s could not start: %s", pyvalue.StrRepr(id), res.StartError)
 	case !res.OK():
-		t := tail(stderr)
+		t := stderr
 		if t == "" {
 			t = "(no stderr)"
 		}
 		return fmt.Sprintf("Scenario %s subprocess crashed (exit=%d).\nstderr:\n%s", pyvalue.StrRepr(id), res.ExitCode, t)
 	}
 	msg := fmt.Sprintf("Scenario %s ran successfully but produced no traces.", pyvalue.StrRepr(id))
-	if t := tail(stderr); t != "" {
-		msg += "\nstderr:\n" + t
+	if stderr != "" {
+		msg += "\nstderr:\n" + stderr
 	}
 	return msg
 }
@@ -341,7 +353,10 @@ func ToKensa(spans []otlp.Span, prices fkensa.Prices) []fkensa.Span {
 // judgeRun evaluates the checks; when they pass, it sends Kensa's judge prompt to the judge
 // command and records its answer.
 func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool string) error {
-	ev := EvidenceOf(r)
+	ev, err := EvidenceOf(r)
+	if err != nil {
+		return err
+	}
 	res := ekensa.Evaluate(ev)
 	if res.Status != ekensa.StatusPending {
 		return nil // failed checks skip the judge (fail-fast), errors never reach it
@@ -372,10 +387,19 @@ func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool strin
 	return nil
 }
 
-// EvidenceOf is the evidence of a record not yet sealed, as replay will load it.
-func EvidenceOf(r *Record) *ekensa.Evidence {
+// EvidenceOf is the evidence of a record not yet sealed, as replay will load it. Only the
+// tails of the captured streams that Kensa keeps are read.
+func EvidenceOf(r *Record) (*ekensa.Evidence, error) {
+	stdout, err := r.Stdout.tail(fkensa.RunStdoutRunes)
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := r.Stderr.tail(fkensa.RunStderrRunes)
+	if err != nil {
+		return nil, err
+	}
 	ev := &ekensa.Evidence{Scenario: r.Definition.Scenario, Case: r.Case, ExitCode: r.Exit.Code, RunError: r.Exit.Error,
-		Stdout: fkensa.RunStdout(string(r.Stdout.Data)), Stderr: fkensa.RunStderr(string(r.Stderr.Data)), TracePath: r.TracePath}
+		Stdout: stdout, Stderr: stderr, TracePath: r.TracePath}
 	if r.HasInput {
 		ev.Input = r.Input
 	}
@@ -392,7 +416,7 @@ func EvidenceOf(r *Record) *ekensa.Evidence {
 	if spec, ok := r.Definition.Files[judgePath(r.Definition.Scenario)]; ok {
 		ev.JudgeSpec, _ = fkensa.ParseJudgeSpec("judge", spec)
 	}
-	return ev
+	return ev, nil
 }
 
 func judgePath(sc *fkensa.Scenario) string {

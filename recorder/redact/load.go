@@ -3,9 +3,11 @@ package redact
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 )
 
 // maxValueFileSize bounds a file of values: it is a list of secrets, not a data set.
@@ -68,7 +70,7 @@ func LoadValues(path string) ([]string, error) {
 }
 
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(context.Background(), path)
 	if err != nil {
 		return nil, err
 	}

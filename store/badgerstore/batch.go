@@ -18,6 +18,8 @@ var errBatchDone = errors.New("badgerstore: write after the batch was finished")
 // compression go on.
 type batcher struct {
 	db       *badger.DB
+	space    *spaceGuard // admits every write before it is queued
+	dir      string
 	size     int // value bytes a batch gathers before it is handed off to commit (Options.WriteBatch)
 	mu       sync.Mutex
 	wb       *badger.WriteBatch
@@ -28,8 +30,8 @@ type batcher struct {
 	err      error
 }
 
-func newBatcher(db *badger.DB, size int) *batcher {
-	return &batcher{db: db, size: size, wb: db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
+func newBatcher(s *Store) *batcher {
+	return &batcher{db: s.db, space: s.space, dir: s.dir, size: s.opts.WriteBatch, wb: s.db.NewWriteBatch(), inflight: make(chan struct{}, maxBatchesInFlight)}
 }
 
 // set queues one write. The value must not be modified afterwards.
@@ -37,21 +39,27 @@ func (b *batcher) set(key, value []byte) error {
 	if err := b.failure(); err != nil {
 		return err
 	}
+	n := len(key) + len(value)
+	if err := b.space.admit(int64(n), true); err != nil {
+		return err
+	}
 	b.mu.Lock()
 	if b.wb == nil {
 		b.mu.Unlock()
+		b.space.done(int64(n))
 		return errBatchDone
 	}
 	if err := b.wb.Set(key, value); err != nil {
 		b.mu.Unlock()
-		return err
+		b.space.done(int64(n))
+		return noSpace(b.dir, err)
 	}
-	b.pending += len(key) + len(value)
+	b.pending += n
 	if b.pending < b.size {
 		b.mu.Unlock()
 		return nil
 	}
-	full := b.wb
+	full, admitted := b.wb, b.pending
 	b.wb, b.pending = b.db.NewWriteBatch(), 0
 	b.mu.Unlock()
 
@@ -61,6 +69,7 @@ func (b *batcher) set(key, value []byte) error {
 		defer b.wg.Done()
 		defer func() { <-b.inflight }()
 		b.record(full.Flush())
+		b.space.done(int64(admitted))
 	}()
 	return nil
 }
@@ -69,10 +78,11 @@ func (b *batcher) set(key, value []byte) error {
 // the writes are visible to readers and ordered before any later write.
 func (b *batcher) finish() error {
 	b.mu.Lock()
-	last := b.wb
-	b.wb = nil
+	last, admitted := b.wb, b.pending
+	b.wb, b.pending = nil, 0
 	b.mu.Unlock()
 	b.record(last.Flush())
+	b.space.done(int64(admitted))
 	b.wg.Wait()
 	return b.failure()
 }
@@ -84,7 +94,8 @@ func (b *batcher) cancel() {
 	b.mu.Lock()
 	if b.wb != nil {
 		b.wb.Cancel()
-		b.wb = nil
+		b.space.done(int64(b.pending))
+		b.wb, b.pending = nil, 0
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
@@ -95,7 +106,7 @@ func (b *batcher) record(err error) {
 		return
 	}
 	b.errMu.Lock()
-	b.err = errors.Join(b.err, err)
+	b.err = errors.Join(b.err, noSpace(b.dir, err))
 	b.errMu.Unlock()
 }
 

@@ -59,14 +59,22 @@ func compress(dst, src []byte) (codec, []byte) {
 // decodeContent returns the exact content of an inline record or chunk, decompressing into
 // buf when needed (buf is reused if its capacity suffices). The result aliases either buf or
 // the record's payload.
-func decodeContent(r *record, buf []byte) ([]byte, error) {
+func (s *Store) decodeContent(r *record, buf []byte) ([]byte, error) {
 	if r.codec == codecRaw {
 		return r.payload, nil
+	}
+	dec := zstdDecoder()
+	if r.codec == codecDict {
+		d, err := s.dictionary(r.dict)
+		if err != nil {
+			return nil, err
+		}
+		dec = d.dec
 	}
 	if int64(cap(buf)) < r.size {
 		buf = make([]byte, 0, r.size)
 	}
-	out, err := zstdDecoder().DecodeAll(r.payload, buf[:0:r.size])
+	out, err := dec.DecodeAll(r.payload, buf[:0:r.size])
 	if err != nil {
 		return nil, fmt.Errorf("%w: zstd: %v", store.ErrCorrupt, err)
 	}

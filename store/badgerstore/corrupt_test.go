@@ -49,7 +49,7 @@ func TestCorruptionOnDisk(t *testing.T) {
 			func(v []byte) []byte { return v[:len(v)-10] }, store.ErrCorrupt},
 		{"value of another blob", []byte("the real evidence"), false, blobKey,
 			func([]byte) []byte {
-				return appendInline(nil, 0, codecRaw, 17, []byte("forged evidence!!"))
+				return appendInline(nil, 0, codecRaw, store.Digest{}, 17, []byte("forged evidence!!"))
 			}, store.ErrCorrupt},
 		{"chunk payload", logContent, false, chunkKeyOf(2),
 			flipAt(func(v []byte) int { return len(v) - 20 }), store.ErrCorrupt},

@@ -30,8 +30,9 @@ const childEnv = "BADGERSTORE_TEST_CHILD"
 
 // Child roles.
 const (
-	roleHoldLock = "hold-lock" // open the store, say so, then wait to be killed
-	roleWriter   = "writer"    // write and seal bundles until killed (crash_test.go)
+	roleHoldLock  = "hold-lock"  // open the store, say so, then wait to be killed
+	roleWriter    = "writer"     // write and seal bundles until killed (crash_test.go)
+	roleOpenClose = "open-close" // open and close the store until killed (faults_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -42,6 +43,8 @@ func TestMain(m *testing.M) {
 		holdLock(os.Getenv("BADGERSTORE_TEST_DIR"))
 	case roleWriter:
 		writeUntilKilled(os.Getenv("BADGERSTORE_TEST_DIR"), os.Getenv("BADGERSTORE_TEST_SEED"))
+	case roleOpenClose:
+		openCloseUntilKilled(os.Getenv("BADGERSTORE_TEST_DIR"))
 	default:
 		fmt.Fprintf(os.Stderr, "unknown %s role %q\n", childEnv, role)
 		os.Exit(2)

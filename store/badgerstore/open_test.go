@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,7 +163,7 @@ func TestOpenInUseByAnotherProcess(t *testing.T) {
 	}
 	for _, readOnly := range []bool{false, true} {
 		_, err := Open(dir, Options{ReadOnly: readOnly})
-		want := "badgerstore: locked: store " + dir + " is in use by another process"
+		want := fmt.Sprintf("badgerstore: locked: store %s is in use by another process (pid %d)", dir, child.Process.Pid)
 		if !errors.Is(err, ErrLocked) || err.Error() != want {
 			t.Errorf("Open(ReadOnly: %v) while another process holds the store = %v, want %q", readOnly, err, want)
 		}
@@ -217,7 +218,7 @@ func TestOpenRefusesAnotherFormatVersion(t *testing.T) {
 			s.Close()
 		}
 		if !errors.Is(err, store.ErrUnsupportedVersion) || !strings.Contains(err.Error(), dir) ||
-			!strings.Contains(err.Error(), "store format version 1, this build reads version 2") {
+			!strings.Contains(err.Error(), "store format version 1, this build reads version 3") {
 			t.Errorf("Open(ReadOnly: %v) of a version 1 store = %v, want ErrUnsupportedVersion naming the directory and both versions", readOnly, err)
 		}
 	}

@@ -100,9 +100,12 @@ func (s *Store) PutObject(ctx context.Context, canonical []byte) (store.Descript
 // is relabelled when the same bytes are stored as an object (upgrade).
 func (s *Store) putInline(content []byte, kind byte, upgrade bool) (store.Digest, error) {
 	d := store.Sum(content)
-	return d, s.writeContentRecord(d, upgrade, func() []byte {
-		c, payload := compress(make([]byte, 0, len(content)/2+64), content)
-		return appendInline(make([]byte, 0, maxRecordHeader+len(payload)), kind, c, int64(len(content)), payload)
+	return d, s.writeContentRecord(d, upgrade, func() ([]byte, error) {
+		c, dict, payload, err := s.compressRecord(content)
+		if err != nil {
+			return nil, err
+		}
+		return appendInline(make([]byte, 0, maxRecordHeader+digestSize+len(payload)), kind, c, dict, int64(len(content)), payload), nil
 	})
 }
 
@@ -110,7 +113,7 @@ func (s *Store) putInline(content []byte, kind byte, upgrade bool) (store.Digest
 // immutable, so an existing record is kept (and nothing is compressed), except that upgrade
 // relabels a raw blob as an object of the same bytes. Writers serialize here so a blob write
 // cannot overwrite an object label.
-func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []byte) error {
+func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() ([]byte, error)) error {
 	s.recordMu.Lock()
 	defer s.recordMu.Unlock()
 	existing, _, err := s.headerOf(d)
@@ -125,8 +128,11 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 			return err
 		}
 	}
-	v := value()
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
+	v, err := value()
+	if err != nil {
+		return err
+	}
+	if err := s.update(len(v)+1+len(d), true, func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
 		return fmt.Errorf("badgerstore: write %s: %w", d, err)
 	}
 	return nil
@@ -140,7 +146,7 @@ func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() []
 func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind byte, upgrade bool) (store.Digest, int64, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	p := &chunkPipeline{s: s, batch: newBatcher(s.db, s.opts.WriteBatch), jobs: make(chan chunkJob, s.opts.Workers)}
+	p := &chunkPipeline{s: s, batch: newBatcher(s), jobs: make(chan chunkJob, s.opts.Workers)}
 	var workers sync.WaitGroup
 	for range s.opts.Workers {
 		workers.Go(func() { p.work(ctx, cancel) })
@@ -161,18 +167,33 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 	}
 	if readErr != nil {
 		p.batch.cancel()
-		return store.Digest{}, 0, readErr
+		return store.Digest{}, 0, p.rollback(readErr)
 	}
 	// Every chunk is committed before the list that names it.
 	if err := p.batch.finish(); err != nil {
-		return store.Digest{}, 0, fmt.Errorf("badgerstore: write chunks: %w", err)
+		return store.Digest{}, 0, p.rollback(fmt.Errorf("badgerstore: write chunks: %w", err))
 	}
 	d, total := chain.digest(), int64(chain.n)
-	list := func() []byte { return appendChunkList(nil, kind, total, p.refs) }
+	list := func() ([]byte, error) { return appendChunkList(nil, kind, total, p.refs), nil }
 	if err := s.writeContentRecord(d, upgrade, list); err != nil {
-		return store.Digest{}, 0, err
+		return store.Digest{}, 0, p.rollback(err)
 	}
 	return d, total, nil
+}
+
+// rollback undoes a failed write of chunked content: the chunks it wrote are deleted, unless
+// another write of this process has claimed them since (see claims), so that a failed
+// PutBlob (a reader that fails, a recording whose input turns out malformed half-way, a
+// cancelled context) leaves the store as it was. It returns err; if the deletion fails too, the
+// chunks stay behind as garbage that store.GC removes.
+func (p *chunkPipeline) rollback(err error) error {
+	p.mu.Lock()
+	written := p.written
+	p.mu.Unlock()
+	if delErr := p.s.claims.release(p.s, p.claimed, written); delErr != nil {
+		return errors.Join(err, fmt.Errorf("badgerstore: undo a failed write: %w", delErr))
+	}
+	return err
 }
 
 // cutChunks reads r after the bytes already in first and calls emit with each chunk, in order:
@@ -216,10 +237,16 @@ type chunkPipeline struct {
 	batch *batcher
 	jobs  chan chunkJob
 	refs  []chunkRef
+	// claimed lists the keys this write claimed (see claims), written those it wrote.
+	claimed []store.Digest
+	mu      sync.Mutex // guards written
+	written []store.Digest
 }
 
 func (p *chunkPipeline) submit(ctx context.Context, key store.Digest, buf *[]byte) error {
 	p.refs = append(p.refs, chunkRef{key: key, size: int64(len(*buf))})
+	p.s.claims.claim(key)
+	p.claimed = append(p.claimed, key)
 	select {
 	case p.jobs <- chunkJob{key: key, buf: buf}:
 		return nil
@@ -262,6 +289,9 @@ func (p *chunkPipeline) storeChunk(snapshot *badger.Txn, key store.Digest, data,
 	}
 	c, payload := compress(scratch[:0], data)
 	value := appendChunk(make([]byte, 0, maxRecordHeader+len(payload)), c, int64(len(data)), payload)
+	p.mu.Lock()
+	p.written = append(p.written, key)
+	p.mu.Unlock()
 	if err := p.batch.set(chunkKey(key), value); err != nil {
 		return fmt.Errorf("badgerstore: write chunk %s: %w", key, err)
 	}

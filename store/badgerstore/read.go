@@ -64,7 +64,7 @@ func (s *Store) loadContent(d store.Digest) (rec record, content []byte, err err
 		if rec.typ != recInline {
 			return fmt.Errorf("%w: record type %q under a blob key", store.ErrCorrupt, rec.typ)
 		}
-		content, err = decodeContent(&rec, nil)
+		content, err = s.decodeContent(&rec, nil)
 		if err == nil && rec.codec == codecRaw {
 			content = bytes.Clone(content) // the payload aliases the transaction's memory
 		}
@@ -191,7 +191,7 @@ func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 		if c.size >= 0 && rec.size != c.size {
 			return fmt.Errorf("%w: chunk has %d bytes, the chunk list says %d", store.ErrCorrupt, rec.size, c.size)
 		}
-		content, err = decodeContent(&rec, buf)
+		content, err = s.decodeContent(&rec, buf)
 		if err == nil && rec.codec == codecRaw {
 			content = append(buf[:0], content...) // the payload aliases the transaction's memory
 		}
@@ -200,10 +200,12 @@ func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 	return content, err
 }
 
-// chunkReader streams a chunked blob. Goroutines fetch and decompress chunks ahead of the
-// reader; the reader hashes each chunk in order, derives its key from the running hash and
-// compares it with the chunk list before handing out any of its bytes, then checks the whole
-// digest before io.EOF. It never returns bytes of a chunk that failed verification.
+// chunkReader streams a chunked blob through a pipeline: fetch goroutines read and decompress
+// up to Workers chunks ahead, and one verifier goroutine hashes the chunks in order, derives
+// each key from the running hash and compares it with the chunk list, then hands the chunk to
+// the reader; it checks the whole digest after the last one. The reader never receives bytes
+// of a chunk that failed verification, and the consumer's own work (parsing what it reads)
+// runs beside the hashing and decompression rather than after them.
 type chunkReader struct {
 	s      *Store
 	ctx    context.Context
@@ -211,14 +213,16 @@ type chunkReader struct {
 	digest store.Digest
 	rec    record
 
-	chain    *prefixChain
-	started  int      // chunks whose fetch has started
-	pending  []*fetch // started and not yet consumed, in order
+	started  bool
+	verified chan *fetch   // verified chunks, in order; a fetch with err ends the stream
+	done     chan struct{} // closed when the verifier has stopped
 	cur      *fetch
 	off      int
-	consumed int
 	err      error // sticky: io.EOF or the first failure
 }
+
+// verifiedAhead is how many verified chunks wait for the reader.
+const verifiedAhead = 2
 
 // fetch is one chunk being read ahead.
 type fetch struct {
@@ -230,10 +234,15 @@ type fetch struct {
 
 func newChunkReader(ctx context.Context, s *Store, d store.Digest, rec record) *chunkReader {
 	ctx, cancel := context.WithCancel(ctx)
-	return &chunkReader{s: s, ctx: ctx, cancel: cancel, digest: d, rec: rec, chain: newPrefixChain()}
+	return &chunkReader{s: s, ctx: ctx, cancel: cancel, digest: d, rec: rec,
+		verified: make(chan *fetch, verifiedAhead), done: make(chan struct{})}
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
+	if !r.started {
+		r.started = true
+		go r.verify()
+	}
 	for r.err == nil {
 		if r.cur != nil && r.off < len(r.cur.data) {
 			n := copy(p, r.cur.data[r.off:])
@@ -242,13 +251,54 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		}
 		r.release(r.cur)
 		r.cur = nil
-		if r.consumed == len(r.rec.chunks) {
-			r.err = r.verifyWhole()
-			break
+		f, ok := <-r.verified
+		switch {
+		case !ok:
+			r.err = r.ctx.Err() // the verifier stopped early: cancelled
+			if r.err == nil {
+				r.err = ErrClosed
+			}
+		case f.err != nil:
+			r.err = f.err
+		default:
+			r.cur, r.off = f, 0
 		}
-		r.readAhead()
-		f := r.pending[0]
-		r.pending = r.pending[1:]
+	}
+	return 0, r.err
+}
+
+// verify is the verifier goroutine: it keeps Workers fetches in flight and passes each chunk
+// on once verified, then io.EOF or the first error, and stops.
+func (r *chunkReader) verify() {
+	defer close(r.done)
+	defer close(r.verified)
+	chain := newPrefixChain()
+	var pending []*fetch
+	defer func() {
+		for _, f := range pending {
+			<-f.done
+			r.release(f)
+		}
+	}()
+	started := 0
+	send := func(f *fetch) bool {
+		select {
+		case r.verified <- f:
+			return true
+		case <-r.ctx.Done():
+			r.release(f)
+			return false
+		}
+	}
+	for i, c := range r.rec.chunks {
+		for started < len(r.rec.chunks) && len(pending) < r.s.opts.Workers {
+			f := &fetch{done: make(chan struct{})}
+			pending = append(pending, f)
+			go r.s.fetchChunk(r.ctx, r.rec.chunks[started], f)
+			started++
+		}
+		f := pending[0]
+		pending = pending[1:]
 		select {
 		case <-f.done:
 		case <-r.ctx.Done():
@@ -259,49 +309,35 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 			err = r.ctx.Err()
 		}
 		if err == nil {
-			err = r.verifyNext(f.data)
+			err = verifyChunk(chain, f.data, c.key)
 		}
 		if err != nil {
-			c := r.rec.chunks[r.consumed]
-			r.err = fmt.Errorf("blob %s: chunk %d of %d (%s): %w", r.digest, r.consumed+1, len(r.rec.chunks), c.key, err)
 			r.release(f)
-			break
+			send(&fetch{err: fmt.Errorf("blob %s: chunk %d of %d (%s): %w", r.digest, i+1, len(r.rec.chunks), c.key, err)})
+			return
 		}
-		r.consumed++
-		r.cur, r.off = f, 0
+		if !send(f) {
+			return
+		}
 	}
-	return 0, r.err
+	end := io.EOF
+	if got := chain.digest(); got != r.digest {
+		end = fmt.Errorf("%w: blob %s: chunks hash to %s", store.ErrCorrupt, r.digest, got)
+	}
+	send(&fetch{err: end})
 }
 
-// verifyNext hashes the next chunk's bytes and checks the key they give against the chunk
+// verifyChunk hashes the next chunk's bytes and checks the key they give against the chunk
 // list.
-func (r *chunkReader) verifyNext(data []byte) error {
-	key, err := r.chain.next(data)
+func verifyChunk(chain *prefixChain, data []byte, want store.Digest) error {
+	key, err := chain.next(data)
 	if err != nil {
 		return err
 	}
-	if key != r.rec.chunks[r.consumed].key {
+	if key != want {
 		return fmt.Errorf("%w: its bytes, after the blob's previous chunks, give the key %s", store.ErrCorrupt, key)
 	}
 	return nil
-}
-
-func (r *chunkReader) verifyWhole() error {
-	if got := r.chain.digest(); got != r.digest {
-		return fmt.Errorf("%w: blob %s: chunks hash to %s", store.ErrCorrupt, r.digest, got)
-	}
-	return io.EOF
-}
-
-// readAhead starts fetches until Workers chunks are in flight.
-func (r *chunkReader) readAhead() {
-	for r.started < len(r.rec.chunks) && len(r.pending) < r.s.opts.Workers {
-		f := &fetch{done: make(chan struct{})}
-		c := r.rec.chunks[r.started]
-		r.started++
-		r.pending = append(r.pending, f)
-		go r.s.fetchChunk(r.ctx, c, f)
-	}
 }
 
 func (s *Store) fetchChunk(ctx context.Context, c chunkRef, f *fetch) {
@@ -328,14 +364,15 @@ func (r *chunkReader) release(f *fetch) {
 	}
 }
 
-// Close stops the fetches still running and returns their buffers.
+// Close stops the verifier and the fetches still running and returns their buffers.
 func (r *chunkReader) Close() error {
 	r.cancel()
-	for _, f := range r.pending {
-		<-f.done
-		r.release(f)
+	if r.started {
+		<-r.done
+		for f := range r.verified {
+			r.release(f)
+		}
 	}
-	r.pending = nil
 	r.release(r.cur)
 	r.cur = nil
 	if r.err == nil {

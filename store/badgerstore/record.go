@@ -7,10 +7,14 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// formatVersion is the first byte of every content value. A value of another format is
-// refused, not misread. Version 2 derives chunk keys from the blob's prefix (doc.go); version 1
-// named chunks by the SHA-256 of their own bytes.
-const formatVersion = 2
+// formatVersion is the first byte of every content value this build writes. A value of another
+// format is refused, not misread, except version 2, which version 3 extends: version 3 adds the
+// dictionary codec (codecDict); version 2 derives chunk keys from the blob's prefix (doc.go);
+// version 1 named chunks by the SHA-256 of their own bytes.
+const formatVersion = 3
+
+// readableVersion reports whether this build reads values of format version v.
+func readableVersion(v byte) bool { return v == 2 || v == formatVersion }
 
 // maxChunkLimit bounds the content of one inline record or chunk, whatever the options were when
 // it was written. A header claiming more is corrupt; this keeps a damaged size field from
@@ -42,6 +46,9 @@ type codec byte
 const (
 	codecRaw  codec = 0 // stored as is: compression would not have made it smaller
 	codecZstd codec = 1 // one zstd frame
+	// codecDict: the 32-byte digest of a dictionary (dict.go), then one zstd frame compressed
+	// with that dictionary's content as history. Format version 3 only.
+	codecDict codec = 2
 )
 
 // kindCode is the kind byte of a record: zero for a raw blob, else the kind's code in the
@@ -66,17 +73,22 @@ type chunkRef struct {
 // record is a decoded value. payload aliases the value it was decoded from.
 type record struct {
 	typ     recordType
-	kind    store.Kind // recInline and recChunkList
-	codec   codec      // recInline and recChunk
-	size    int64      // length of the exact, uncompressed content
-	payload []byte     // recInline and recChunk: the stored bytes
-	chunks  []chunkRef // recChunkList
+	kind    store.Kind   // recInline and recChunkList
+	codec   codec        // recInline and recChunk
+	dict    store.Digest // codecDict: the dictionary
+	size    int64        // length of the exact, uncompressed content
+	payload []byte       // recInline and recChunk: the stored bytes
+	chunks  []chunkRef   // recChunkList
 }
 
-// appendInline appends an inline record: version, 'i', kind, codec, uvarint size, payload.
-func appendInline(dst []byte, kind byte, c codec, size int64, payload []byte) []byte {
+// appendInline appends an inline record: version, 'i', kind, codec, uvarint size, then for
+// codecDict the dictionary's digest, then the payload.
+func appendInline(dst []byte, kind byte, c codec, dict store.Digest, size int64, payload []byte) []byte {
 	dst = append(dst, formatVersion, byte(recInline), kind, byte(c))
 	dst = binary.AppendUvarint(dst, uint64(size))
+	if c == codecDict {
+		dst = append(dst, dict[:]...)
+	}
 	return append(dst, payload...)
 }
 
@@ -108,8 +120,8 @@ func decodeRecord(v []byte) (record, error) {
 	if len(v) < 2 {
 		return r, fmt.Errorf("%w: value of %d bytes is too short for a header", store.ErrCorrupt, len(v))
 	}
-	if v[0] != formatVersion {
-		return r, fmt.Errorf("%w: record format version %d (this build reads %d)", store.ErrUnsupportedVersion, v[0], formatVersion)
+	if !readableVersion(v[0]) {
+		return r, fmt.Errorf("%w: record format version %d (this build reads 2 and %d)", store.ErrUnsupportedVersion, v[0], formatVersion)
 	}
 	r.typ = recordType(v[1])
 	rest := v[2:]
@@ -119,9 +131,9 @@ func decodeRecord(v []byte) (record, error) {
 		if r.kind, rest, err = decodeKind(rest); err != nil {
 			return r, err
 		}
-		err = r.decodePayload(rest)
+		err = r.decodePayload(rest, v[0])
 	case recChunk:
-		err = r.decodePayload(rest)
+		err = r.decodePayload(rest, v[0])
 	case recChunkList:
 		if r.kind, rest, err = decodeKind(rest); err != nil {
 			return r, err
@@ -147,13 +159,15 @@ func decodeKind(b []byte) (store.Kind, []byte, error) {
 	return k, b[1:], nil
 }
 
-// decodePayload parses codec, size and payload of an inline record or chunk.
-func (r *record) decodePayload(b []byte) error {
+// decodePayload parses codec, size, dictionary and payload of an inline record or chunk of
+// format version.
+func (r *record) decodePayload(b []byte, version byte) error {
 	if len(b) == 0 {
 		return fmt.Errorf("%w: truncated header: no codec byte", store.ErrCorrupt)
 	}
 	r.codec = codec(b[0])
-	if r.codec != codecRaw && r.codec != codecZstd {
+	dictionaries := version >= 3 && r.typ == recInline
+	if r.codec != codecRaw && r.codec != codecZstd && (r.codec != codecDict || !dictionaries) {
 		return fmt.Errorf("%w: unknown codec %d", store.ErrCorrupt, b[0])
 	}
 	size, n := binary.Uvarint(b[1:])
@@ -165,10 +179,17 @@ func (r *record) decodePayload(b []byte) error {
 	}
 	r.size = int64(size)
 	r.payload = b[1+n:]
+	if r.codec == codecDict {
+		if len(r.payload) <= digestSize {
+			return fmt.Errorf("%w: truncated dictionary reference", store.ErrCorrupt)
+		}
+		copy(r.dict[:], r.payload)
+		r.payload = r.payload[digestSize:]
+	}
 	if r.codec == codecRaw && int64(len(r.payload)) != r.size {
 		return fmt.Errorf("%w: raw payload of %d bytes, header says %d", store.ErrCorrupt, len(r.payload), r.size)
 	}
-	if r.codec == codecZstd && len(r.payload) == 0 {
+	if r.codec != codecRaw && len(r.payload) == 0 {
 		return fmt.Errorf("%w: empty compressed payload", store.ErrCorrupt)
 	}
 	return nil

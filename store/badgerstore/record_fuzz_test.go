@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"bytes"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/store"
@@ -12,7 +13,8 @@ import (
 // or allocate beyond the record limit, and whatever it accepts must encode back to a value it
 // decodes identically. Seeds are in testdata/fuzz/FuzzDecodeRecord.
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(appendInline(nil, 0, codecRaw, 5, []byte("hello")))
+	f.Add(appendInline(nil, 0, codecRaw, store.Digest{}, 5, []byte("hello")))
+	f.Add(appendInline(nil, 0, codecDict, store.Sum([]byte("dictionary")), 5, []byte("hello")))
 	f.Add(appendChunk(nil, codecRaw, 3, []byte("abc")))
 	f.Add(appendChunkList(nil, 2, 7, []chunkRef{{key: store.Sum([]byte("a")), size: 3}, {key: store.Sum([]byte("b")), size: 4}}))
 	f.Fuzz(func(t *testing.T, v []byte) {
@@ -22,7 +24,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 		if rec.typ != recChunkList {
 			// Decompression is bounded by the declared size, itself bounded by the record limit.
-			if content, err := decodeContent(&rec, nil); err == nil && int64(len(content)) != rec.size {
+			if content, err := fuzzStore(t).decodeContent(&rec, nil); err == nil && int64(len(content)) != rec.size {
 				t.Fatalf("content of %d bytes, header says %d", len(content), rec.size)
 			}
 		}
@@ -40,7 +42,7 @@ func reencode(r record) []byte {
 	switch r.typ {
 	case recInline:
 		code, _ := kindCode(r.kind)
-		return appendInline(nil, code, r.codec, r.size, r.payload)
+		return appendInline(nil, code, r.codec, r.dict, r.size, r.payload)
 	case recChunk:
 		return appendChunk(nil, r.codec, r.size, r.payload)
 	}
@@ -55,4 +57,22 @@ func normalize(r record) record {
 		r.payload = nil
 	}
 	return r
+}
+
+var (
+	fuzzStoreOnce sync.Once
+	fuzzStoreVal  *Store
+)
+
+// fuzzStore is an empty in-memory store for decoding records that name a dictionary (which it
+// does not have).
+func fuzzStore(t *testing.T) *Store {
+	fuzzStoreOnce.Do(func() {
+		s, err := OpenInMemory(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fuzzStoreVal = s
+	})
+	return fuzzStoreVal
 }

@@ -26,7 +26,11 @@ func (s *Store) SetRefs(ctx context.Context, refs []store.Ref) error {
 	defer s.leave()
 	for start := 0; start < len(refs); start += refsPerTxn {
 		chunk := refs[start:min(start+refsPerTxn, len(refs))]
-		err := s.db.Update(func(txn *badger.Txn) error {
+		n := 0
+		for _, r := range chunk {
+			n += len(r.Name) + 2*len(r.Digest)
+		}
+		err := s.update(n, false, func(txn *badger.Txn) error {
 			for _, r := range chunk {
 				if err := txn.Set(refKey(r.Name), encodeRef(r.Digest)); err != nil {
 					return err

@@ -34,7 +34,7 @@ func (s *Store) SetRef(ctx context.Context, name string, d store.Digest) error {
 		return err
 	}
 	defer s.leave()
-	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(refKey(name), encodeRef(d)) })
+	err := s.update(len(name)+64, false, func(txn *badger.Txn) error { return txn.Set(refKey(name), encodeRef(d)) })
 	if err == nil {
 		err = s.db.Sync()
 	}
@@ -72,7 +72,7 @@ func (s *Store) DeleteRef(ctx context.Context, name string) error {
 		return err
 	}
 	defer s.leave()
-	err := s.db.Update(func(txn *badger.Txn) error { return txn.Delete(refKey(name)) })
+	err := s.update(len(name)+32, false, func(txn *badger.Txn) error { return txn.Delete(refKey(name)) })
 	if err == nil {
 		err = s.db.Sync()
 	}

@@ -2,6 +2,7 @@ package badgerstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,13 +31,18 @@ var (
 	// ErrNeedsRecovery: a read-only open of a store whose writer did not close it; replaying
 	// its log needs a read-write open.
 	ErrNeedsRecovery = errclass.New(errclass.InUse, "badgerstore: store needs recovery")
+	// ErrNoSpace: the file system holding the store has too little free space for a write, or
+	// for the work the store must be able to do after it. Nothing was written.
+	ErrNoSpace = errclass.New(errclass.Environment, "badgerstore: not enough free space")
 )
 
 // Store is the embedded implementation of store.Store on Badger. It is safe for concurrent use.
 type Store struct {
-	db   *badger.DB
-	opts Options
-	dir  string // "" in memory
+	db    *badger.DB
+	opts  Options
+	dir   string      // "" in memory
+	lock  *dirLock    // nil in memory
+	space *spaceGuard // nil in memory, read-only, or where free space is unknown
 	// chunkBufs holds free buffers of ChunkSize bytes for chunking and
 	// decompression. It is a bounded free list rather than a sync.Pool because a pool is
 	// emptied at every garbage collection, and refilling it means allocating and zeroing
@@ -44,6 +50,10 @@ type Store struct {
 	chunkBufs chan *[]byte
 	// recordMu serializes writes of content records (see writeContentRecord).
 	recordMu sync.Mutex
+	// claims keeps a failed write from deleting chunks other writes use (claims.go).
+	claims claims
+	// dicts are the compression dictionaries (dict.go).
+	dicts dictionaries
 
 	mu     sync.Mutex
 	closed bool
@@ -65,9 +75,14 @@ const (
 var metaFormatKey = []byte{nsMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 
 // formatMarker is the value under metaFormatKey. Its last byte is the format version, the
-// same as formatVersion: a store of another version is refused when it is opened (version 1
-// named chunks by the digest of their own bytes, which this build no longer reads).
-var formatMarker = []byte("oasis-replay store\x00\x02")
+// same as formatVersion. A store of version 2 is read as it is, and becomes version 3 when it
+// is first opened for writing (version 3 only adds the dictionary codec); any other version is
+// refused when it is opened (version 1 named chunks by the digest of their own bytes, which
+// this build no longer reads).
+var formatMarker = []byte("oasis-replay store\x00\x03")
+
+// formatMarkerV2 is the marker of format version 2.
+var formatMarkerV2 = []byte("oasis-replay store\x00\x02")
 
 func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
@@ -80,8 +95,13 @@ const JournalsDir = "journals"
 
 // Open opens the store in dir, creating it if dir does not exist or is empty (unless
 // opts.ReadOnly). A directory holding anything else is refused with ErrNotStore, and a store
-// another process holds open with ErrLocked.
+// another process holds open (after waiting up to opts.LockWait) with ErrLocked.
 func Open(dir string, opts Options) (*Store, error) {
+	return OpenContext(context.Background(), dir, opts)
+}
+
+// OpenContext is Open whose wait for the lock ends with ctx.
+func OpenContext(ctx context.Context, dir string, opts Options) (*Store, error) {
 	o, err := opts.resolved(false)
 	if err != nil {
 		return nil, err
@@ -89,6 +109,72 @@ func Open(dir string, opts Options) (*Store, error) {
 	fresh, err := checkDir(dir, o.ReadOnly)
 	if err != nil {
 		return nil, err
+	}
+	if fresh {
+		// Badger creates the directory; the lock needs it first.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("badgerstore: %w", err)
+		}
+	}
+	lock, err := lockForOpen(ctx, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openLocked(dir, o, fresh)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// lockForOpen takes the directory lock an open needs, after removing what a process killed
+// while opening the store can leave behind (see removeStaleLogs), which needs the lock
+// exclusively for a moment.
+func lockForOpen(ctx context.Context, dir string, o Options) (*dirLock, error) {
+	lock, err := lockDir(ctx, dir, !o.ReadOnly, o.LockWait, o.OnLockWait)
+	if err != nil {
+		return nil, err
+	}
+	stale, err := staleLogs(dir)
+	if err != nil || len(stale) == 0 {
+		if err != nil {
+			lock.release()
+		}
+		return lock, err
+	}
+	if o.ReadOnly {
+		// Only the holder of the exclusive lock may remove files: no writer can be creating
+		// them then.
+		lock.release()
+		if lock, err = lockDir(ctx, dir, true, o.LockWait, o.OnLockWait); err != nil {
+			return nil, err
+		}
+	}
+	if err := removeStaleLogs(dir); err != nil {
+		lock.release()
+		return nil, err
+	}
+	if o.ReadOnly {
+		lock.release()
+		return lockDir(ctx, dir, false, o.LockWait, o.OnLockWait)
+	}
+	return lock, nil
+}
+
+// openLocked opens Badger in dir, whose lock the caller holds.
+func openLocked(dir string, o Options, fresh bool) (*Store, error) {
+	var guard *spaceGuard
+	if o.ReadOnly {
+		if err := checkLogReadable(dir, o.freeSpace); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if guard, err = newSpaceGuard(dir, o, o.freeSpace); err != nil {
+			return nil, err
+		}
 	}
 	db, err := badger.Open(o.badgerOptions(dir, false))
 	if err != nil {
@@ -100,9 +186,10 @@ func Open(dir string, opts Options) (*Store, error) {
 		if o.ReadOnly && strings.Contains(err.Error(), "Log truncate required") {
 			return nil, fmt.Errorf("%w: store %s was not closed cleanly; open it read-write once to replay its log", ErrNeedsRecovery, dir)
 		}
-		return nil, fmt.Errorf("badgerstore: open %s: %w", dir, err)
+		return nil, fmt.Errorf("badgerstore: open %s: %w", dir, noSpace(dir, err))
 	}
 	s := newStore(db, o, dir)
+	s.space = guard
 	if err := s.checkFormat(fresh); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -203,6 +290,18 @@ func (s *Store) checkFormat(fresh bool) error {
 	}
 	switch {
 	case marker != nil && bytes.Equal(marker, formatMarker):
+		return s.loadActiveDictionaries()
+	case marker != nil && bytes.Equal(marker, formatMarkerV2) && s.opts.ReadOnly:
+		return nil
+	case marker != nil && bytes.Equal(marker, formatMarkerV2):
+		// Upgrade: what this build writes from now on may use dictionaries.
+		err := s.update(len(metaFormatKey)+len(formatMarker), false, func(txn *badger.Txn) error { return txn.Set(metaFormatKey, formatMarker) })
+		if err == nil {
+			err = s.db.Sync()
+		}
+		if err != nil {
+			return fmt.Errorf("badgerstore: upgrade the store from format version 2 to 3: %w", err)
+		}
 		return nil
 	case marker != nil:
 		return fmt.Errorf("%w: store format %s, this build reads %s; read it with a build of its version, which can export its bundles for this one to import",
@@ -212,7 +311,7 @@ func (s *Store) checkFormat(fresh bool) error {
 	case s.opts.ReadOnly:
 		return fmt.Errorf("%w: no format marker", ErrNotStore)
 	}
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(metaFormatKey, formatMarker) }); err != nil {
+	if err := s.update(len(metaFormatKey)+len(formatMarker), false, func(txn *badger.Txn) error { return txn.Set(metaFormatKey, formatMarker) }); err != nil {
 		return fmt.Errorf("badgerstore: write format marker: %w", err)
 	}
 	return s.db.Sync()
@@ -225,6 +324,15 @@ func describeFormat(marker []byte) string {
 		return fmt.Sprintf("version %d", marker[len(marker)-1])
 	}
 	return fmt.Sprintf("%q", marker)
+}
+
+// update runs one write transaction of about n bytes, after the space guard admits it.
+func (s *Store) update(n int, content bool, fn func(txn *badger.Txn) error) error {
+	if err := s.space.admit(int64(n), content); err != nil {
+		return err
+	}
+	defer s.space.done(int64(n))
+	return noSpace(s.dir, s.db.Update(fn))
 }
 
 // enter registers an operation; it fails once the store is closed.
@@ -259,7 +367,11 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.active.Wait()
-	if err := s.db.Close(); err != nil {
+	err := s.db.Close()
+	if lockErr := s.lock.release(); err == nil {
+		err = lockErr
+	}
+	if err != nil {
 		return fmt.Errorf("badgerstore: close: %w", err)
 	}
 	return nil

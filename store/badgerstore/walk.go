@@ -120,7 +120,7 @@ func (s *Store) DeleteChunk(ctx context.Context, d store.Digest) error {
 func (s *Store) deleteKey(key []byte, d store.Digest) error {
 	s.recordMu.Lock()
 	defer s.recordMu.Unlock()
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Delete(key) }); err != nil {
+	if err := s.update(len(key)+32, false, func(txn *badger.Txn) error { return txn.Delete(key) }); err != nil {
 		return fmt.Errorf("badgerstore: delete %s: %w", d, err)
 	}
 	return nil
@@ -134,11 +134,20 @@ func (s *Store) Compact(ctx context.Context) error {
 		return err
 	}
 	defer s.leave()
+	if err := s.pruneDictionaries(); err != nil {
+		return fmt.Errorf("badgerstore: compact: %w", err)
+	}
 	if s.dir == "" {
 		return nil
 	}
 	for ctx.Err() == nil {
+		// A value-log compaction copies what is still live in a file (at most half of it)
+		// into the current one before it deletes the file.
+		if err := s.space.admit(valueLogFileSize/2, false); err != nil {
+			return fmt.Errorf("badgerstore: compact: %w", err)
+		}
 		err := s.db.RunValueLogGC(0.5)
+		s.space.done(valueLogFileSize / 2)
 		if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
 			return nil
 		}
@@ -158,6 +167,9 @@ func (s *Store) Sync(ctx context.Context) error {
 	defer s.leave()
 	if s.opts.ReadOnly {
 		return nil // nothing was written
+	}
+	if err := s.rotateDictionary(); err != nil {
+		return err
 	}
 	if err := s.db.Sync(); err != nil {
 		return fmt.Errorf("badgerstore: sync: %w", err)

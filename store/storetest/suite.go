@@ -606,9 +606,13 @@ func (s *suite) cancellation(t *testing.T) {
 	}
 }
 
+// failingReader: a PutBlob whose reader fails leaves the store as it was, chunks included,
+// and keeps the chunks a stored blob shares with it.
 func (s *suite) failingReader(t *testing.T) {
 	st := s.newStore(t)
 	boom := errors.New("disk on fire")
+	kept := put(t, st, LogBytes(13, s.cfg.largeSize)) // a prefix of what fails below
+	before := walk(t, st)
 	for _, size := range []int{10, 3 * s.cfg.largeSize} {
 		content := LogBytes(13, size)
 		r := io.MultiReader(bytes.NewReader(content), iotest.ErrReader(boom))
@@ -618,6 +622,12 @@ func (s *suite) failingReader(t *testing.T) {
 		if _, err := st.Stat(t.Context(), store.Sum(content)); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a failed PutBlob left a blob: %v", err)
 		}
+		if after := walk(t, st); !slices.EqualFunc(before, after, sameEntry) {
+			t.Fatalf("a failed PutBlob of %d bytes changed the store: %d entries before, %d after", size, len(before), len(after))
+		}
+	}
+	if got := readBlob(t, st, kept); !bytes.Equal(got, LogBytes(13, s.cfg.largeSize)) {
+		t.Fatal("the blob sharing chunks with the failed writes changed")
 	}
 	report, err := store.Check(t.Context(), st, store.CheckOptions{})
 	if err != nil || !report.OK() {

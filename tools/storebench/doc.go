@@ -1,13 +1,16 @@
-// Command storebench measures the embedded store for scripts/bench-store.sh: it generates a
-// Kubernetes audit log, ingests a file into a fresh store, and verifies a store, printing one
-// "key=value" line per figure so the script can set them beside zstd and sha256sum. Peak memory
-// is the process's VmHWM, so each phase runs in its own process.
+// Command storebench makes the inputs of the scripts/bench-*.sh and measures the embedded
+// store: it generates a Kubernetes audit log, ingests a file into a fresh store, verifies a
+// store, seals many small bundles as many short commands would (bench-ls.sh), and writes
+// variants of oasisctl run directories (bench-dedup.sh). The scripts time each of its runs as
+// a whole process; the figures it prints itself are for reading alongside.
 //
 // Usage:
 //
-//	storebench gen    -size BYTES [-seed N] -o FILE
-//	storebench ingest -store DIR [-chunk-size BYTES] [-value-threshold BYTES] [-workers N] [-cpuprofile FILE] FILE
-//	storebench verify -store DIR [-cpuprofile FILE]
+//	storebench gen     -size BYTES [-seed N] -o FILE
+//	storebench ingest  -store DIR [-chunk-size BYTES] [-value-threshold BYTES] [-workers N] [-cpuprofile FILE] FILE
+//	storebench verify  -store DIR [-cpuprofile FILE]
+//	storebench bundles -store DIR [-n N]
+//	storebench runs    [-n N] [-seed S] [-agents] -o DIR BASE...
 //
 // Output lines are "<phase>_<figure>=<value>": bytes, seconds and mbps (10^6 bytes per second,
 // as zstd and dd print it), and vmhwm_kib, rssanon_kib and rssfile_kib from

@@ -28,6 +28,10 @@ func main() {
 		err = ingest(os.Args[2:])
 	case "verify":
 		err = verify(os.Args[2:])
+	case "bundles":
+		err = bundles(os.Args[2:])
+	case "runs":
+		err = runs(os.Args[2:])
 	default:
 		usage()
 	}
@@ -38,7 +42,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: storebench gen|ingest|verify [flags] (see the package documentation)")
+	fmt.Fprintln(os.Stderr, "usage: storebench gen|ingest|verify|bundles|runs [flags] (see the package documentation)")
 	os.Exit(2)
 }
 
