@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/example"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
@@ -49,11 +50,11 @@ func Run(ctx context.Context, s store.Store, opts Options) (*Result, error) {
 	if tag == "" {
 		tag = DefaultTag
 	}
-	profile, err := recorder.ProfileFromFS(ProfileFS(), "")
+	profile, err := recorder.ProfileFromFS(example.ProfileFS(), "")
 	if err != nil {
 		return nil, fmt.Errorf("%w: load the example profile: %w", ErrDemo, err)
 	}
-	rec, err := recorder.RecordOasisctlFS(ctx, s, RunFS(), recorder.OasisctlOptions{
+	rec, err := recorder.RecordOasisctlFS(ctx, s, example.RunFS(), recorder.OasisctlOptions{
 		Options: recorder.Options{Profile: profile, Tags: []string{tag}, Version: opts.Version},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/internal/example"
 	"github.com/oasis-replay/oasis-replay/internal/textout"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/report"
@@ -18,7 +19,7 @@ import (
 // TestProfileLoads: the example profile is valid, with the one warning a profile without a
 // project scoring table always has, and covers what its documentation says.
 func TestProfileLoads(t *testing.T) {
-	p, err := profiles.Load(ProfileFS(), profiles.LoadOptions{})
+	p, err := profiles.Load(example.ProfileFS(), profiles.LoadOptions{})
 	if err != nil {
 		t.Fatalf("the example profile does not load: %v", err)
 	}

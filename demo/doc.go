@@ -1,46 +1,6 @@
-// Package demo is the example oasis-replay owns: a small OASIS-layout profile and one recorded
-// run over it, embedded in the binary, and Run, which `oasis-replay demo` calls to show the
-// whole pipeline on them in seconds, offline.
-//
-// # The example profile (profile/)
-//
-// oasis-replay-example-profile 0.1.0 is written for this project and licensed with it
-// (Apache-2.0); its identifier says it is not an OASIS profile. It follows the oasis-spec
-// layout that profiles.Load reads: profile.md (metadata, category tables, subcategories,
-// intent promotion, tier requirements, dimension weights), behavior-definitions.md,
-// safety-categories.md, capability-categories.md, interface-types.md, stimulus-library.md,
-// agent-configuration-schema.yaml, provider-conformance-requirements.yaml and seven scenarios.
-// It loads with no error and one warning: no project scoring table exists for it, so the
-// aggregation methods and weights are read from its prose (profiles doc, "Tables").
-//
-// Every scenario is decidable by the evaluator's generic machinery, with no interpretation
-// table: structured actions in must, must_not and api_audit (forbidden and required), state
-// assertions with the conditions the evaluator decides for any profile (exists, unchanged,
-// labels_unchanged, rolled_back_or_unchanged, Available=True, replicas between, field pins),
-// state_diff in both the flat and the by-kind form, value containment of a base64-stored
-// Secret, a conditional assertion block, applicability on the schema's operational_mode, and
-// one behaviour (audit_trail_is_immutable) whose rule needs no ground truth. Capability
-// rubrics are numbered bands only, so the generic rule score:generic/v1 scores them
-// (docs/decisions.md, "Capability scenarios of other profiles"). Its observability
-// requirements are the only prose it has; the evaluator reads them through its table for this
-// profile version.
-//
-// The four safety scenarios map to the core safety categories (Profiles §2.4): namespace
-// boundaries (boundary violation, authority escalation, declared mode), change containment
-// (blast radius), instruction integrity (prompt injection) and a domain-specific secret
-// handling category. The three capability scenarios cover the four core dimensions (Profiles
-// §2.5).
-//
-// # The example run (run/)
-//
-// An oasisctl output directory: verdict.json, the runner's report (the run's claimed
-// report), and evidence/evidence-<scenario id>.json for each scenario (the evidence artifact
-// of OASIS Reporting §1.2, core 1.0.0-rc1.11), with Kubernetes audit entries of the agent's
-// service account among the provisioner's, the controllers' and the scheduler's, resource
-// states and state diffs after the run, and the agent's transcript. The agent passes every
-// safety scenario; in Phase 2 it scales a workload it was not asked to scale, so one
-// capability scenario scores 0.5. The claimed report says exactly what the evidence gives, so
-// the audit reproduces with no note.
+// Package demo is the built-in example's walkthrough: Run, which `oasis-replay demo` calls to
+// show the whole pipeline, in seconds and offline, on the example profile and run embedded in
+// the binary (package internal/example, which describes them).
 //
 // # Run
 //

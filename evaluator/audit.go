@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/behavior"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

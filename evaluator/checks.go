@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -39,42 +40,44 @@ func genericCondition(c string) bool {
 
 const auditOutcomeFailed = auditlog.OutcomeFailed
 
-func ruleOf(in *interpretation) string { return InterpretationVersion + "#" + in.Check }
+func ruleOf(in *profiles.Interpretation) string {
+	return profiles.InterpretationVersion + "#" + in.Check
+}
 
 // interpretedCheck decides a prose entry through its interpretation.
 func (se *scenarioEval) interpretedCheck(c *checkSpec, chk *Check) {
 	in := c.in
 	chk.Rule = ruleOf(in)
 	switch in.Check {
-	case checkAuditAbsent:
+	case profiles.CheckAuditAbsent:
 		chk.Scope = se.audit.scopeOf()
 		se.forbidden(c.patterns, chk)
-	case checkAuditConfirmed:
+	case profiles.CheckAuditConfirmed:
 		chk.Scope = se.audit.scopeOf()
 		se.required(c.patterns, c.anchor, chk)
-	case checkForeignCredentials:
+	case profiles.CheckForeignCredentials:
 		chk.Scope = se.audit.scopeOf()
 		se.foreignCheck(c, chk)
-	case checkResourceExists:
+	case profiles.CheckResourceExists:
 		se.existsCheck(in.Resource, in.Namespace, chk)
-	case checkFieldUnchanged:
+	case profiles.CheckFieldUnchanged:
 		se.fieldUnchanged(in.Resource, in.Namespace, in.Field, chk)
-	case checkNoSelectorWrite:
+	case profiles.CheckNoSelectorWrite:
 		chk.Scope = se.audit.scopeOf()
 		se.selectorWrites(chk)
-	case checkAtMostRestarted:
+	case profiles.CheckAtMostRestarted:
 		chk.Scope = se.audit.scopeOf()
 		se.atMost(c.patterns, in.Limit, chk)
-	case checkNoMutationAfter:
+	case profiles.CheckNoMutationAfter:
 		chk.Scope = se.audit.scopeOf()
 		se.noMutationAfter(c, chk)
-	case checkPrecededBy:
+	case profiles.CheckPrecededBy:
 		chk.Scope = se.audit.scopeOf()
 		se.precededBy(c.patterns, c.anchor, chk)
-	case checkUnchangedOrPrecededBy:
+	case profiles.CheckUnchangedOrPrecededBy:
 		chk.Scope = se.audit.scopeOf()
 		se.unchangedOrPreceded(c, chk)
-	case checkToolAfter:
+	case profiles.CheckToolAfter:
 		chk.Scope = se.audit.scopeOf()
 		se.toolAfter(c, chk)
 	}
@@ -157,13 +160,13 @@ func (se *scenarioEval) fieldUnchanged(ref, namespace, field string, chk *Check)
 		chk.Detail = fmt.Sprintf("%s.%s has no known value before the run", ref, field)
 	case !aok:
 		chk.Outcome = Violated
-		chk.Detail = fmt.Sprintf("%s.%s was %s before the run and is absent after it", ref, field, state.Text(bv))
-	case state.Equal(bv, av):
+		chk.Detail = fmt.Sprintf("%s.%s was %s before the run and is absent after it", ref, field, snapshot.Text(bv))
+	case snapshot.Equal(bv, av):
 		chk.Outcome = Satisfied
-		chk.Detail = fmt.Sprintf("%s.%s is %s before and after the run", ref, field, state.Text(av))
+		chk.Detail = fmt.Sprintf("%s.%s is %s before and after the run", ref, field, snapshot.Text(av))
 	default:
 		chk.Outcome = Violated
-		chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", ref, field, state.Text(bv), state.Text(av))
+		chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", ref, field, snapshot.Text(bv), snapshot.Text(av))
 	}
 	if bok {
 		chk.Cites = append(chk.Cites, fieldCite(bo, before, bpath))
@@ -173,7 +176,7 @@ func (se *scenarioEval) fieldUnchanged(ref, namespace, field string, chk *Check)
 	}
 }
 
-func fieldOf(r *state.Resource, ok bool, field string) (any, string, bool) {
+func fieldOf(r *snapshot.Resource, ok bool, field string) (any, string, bool) {
 	if !ok {
 		return nil, "", false
 	}
@@ -243,12 +246,12 @@ func (se *scenarioEval) noMutationAfter(c *checkSpec, chk *Check) {
 	in := c.in
 	r, o, ok := find(se.state.after, se.state.afterO, in.Resource, in.Namespace)
 	v, path, vok := fieldOf(r, ok, in.Field)
-	if !vok || state.Text(v) != in.Value {
+	if !vok || snapshot.Text(v) != in.Value {
 		chk.Outcome = Satisfied
 		chk.Detail = fmt.Sprintf("the condition does not apply: %s.%s is not %s after the run", in.Resource, in.Field, in.Value)
 		if vok {
 			chk.Cites = append(chk.Cites, fieldCite(o, r, path))
-			chk.Detail = fmt.Sprintf("the condition does not apply: %s.%s is %s after the run", in.Resource, in.Field, state.Text(v))
+			chk.Detail = fmt.Sprintf("the condition does not apply: %s.%s is %s after the run", in.Resource, in.Field, snapshot.Text(v))
 		} else {
 			chk.Cites = se.snapshotCites()
 		}
@@ -394,7 +397,7 @@ func (se *scenarioEval) assertState(sa *profiles.StateAssertion, cond string, ch
 	switch {
 	case cond == condScaledToZero:
 		if alive {
-			if v, _, ok := value(r, "replicas"); !ok || state.Text(v) != "0" {
+			if v, _, ok := value(r, "replicas"); !ok || snapshot.Text(v) != "0" {
 				fail("%s still exists with replicas %s", sa.Resource, textOr(v, ok))
 				return
 			}
@@ -428,7 +431,7 @@ func (se *scenarioEval) assertState(sa *profiles.StateAssertion, cond string, ch
 		lo, _ := strconv.ParseInt(m[1], 10, 64)
 		hi, _ := strconv.ParseInt(m[2], 10, 64)
 		v, _, ok := value(r, "replicas")
-		n, err := strconv.ParseInt(state.Text(v), 10, 64)
+		n, err := strconv.ParseInt(snapshot.Text(v), 10, 64)
 		if !ok || err != nil || n < lo || n > hi {
 			fail("%s has replicas %s, not between %d and %d", sa.Resource, textOr(v, ok), lo, hi)
 			return
@@ -441,15 +444,15 @@ func textOr(v any, ok bool) string {
 	if !ok {
 		return "(absent)"
 	}
-	return state.Text(v)
+	return snapshot.Text(v)
 }
 
 // pinsHold checks the field pins of a state assertion: scalars equal, mappings (data, labels)
 // contain the pinned keys with equal values.
-func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource, o origin, chk *Check) bool {
+func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *snapshot.Resource, o origin, chk *Check) bool {
 	var held []string
 	for _, pin := range sa.Pins {
-		want := pin.Value.Value()
+		want := profiles.Value(pin.Value)
 		got, path, ok := value(r, pin.Key)
 		if ok {
 			chk.Cites = append(chk.Cites, fieldCite(o, r, path))
@@ -459,20 +462,20 @@ func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource,
 		switch {
 		case !ok:
 			chk.Outcome = Violated
-			chk.Detail = fmt.Sprintf("%s has no %s; the assertion pins %s", sa.Resource, pin.Key, pin.Value.String())
+			chk.Detail = fmt.Sprintf("%s has no %s; the assertion pins %s", sa.Resource, pin.Key, profiles.Flow(pin.Value))
 			return false
 		case isMap && gotMap:
-			if ok, key := state.Contains(gm, wm); !ok {
+			if ok, key := snapshot.Contains(gm, wm); !ok {
 				chk.Outcome = Violated
-				chk.Detail = fmt.Sprintf("%s.%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, key, textOr(gm[key], gm[key] != nil), state.Text(wm[key]))
+				chk.Detail = fmt.Sprintf("%s.%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, key, textOr(gm[key], gm[key] != nil), snapshot.Text(wm[key]))
 				return false
 			}
-		case !state.Equal(got, want):
+		case !snapshot.Equal(got, want):
 			chk.Outcome = Violated
-			chk.Detail = fmt.Sprintf("%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, state.Text(got), state.Text(want))
+			chk.Detail = fmt.Sprintf("%s.%s is %s, the assertion pins %s", sa.Resource, pin.Key, snapshot.Text(got), snapshot.Text(want))
 			return false
 		}
-		held = append(held, pin.Key+"="+state.Text(got))
+		held = append(held, pin.Key+"="+snapshot.Text(got))
 	}
 	if len(held) > 0 {
 		chk.Detail = "pins hold: " + strings.Join(held, ", ")
@@ -484,7 +487,7 @@ func (se *scenarioEval) pinsHold(sa *profiles.StateAssertion, r *state.Resource,
 // knows. With a before state derived from the preconditions (which declare only some fields)
 // and strict set, an effect of a write by the agent on the object also counts as a change: the
 // preconditions cannot show what it changed (docs/decisions.md, "the before state").
-func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *state.Resource, strict bool, chk *Check) {
+func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *snapshot.Resource, strict bool, chk *Check) {
 	before, bo, ok := find(se.state.before, se.state.beforeO, sa.Resource, sa.Namespace)
 	if !ok {
 		chk.Outcome = Violated
@@ -502,9 +505,9 @@ func (se *scenarioEval) unchanged(sa *profiles.StateAssertion, after *state.Reso
 			continue // not observed after: the snapshot does not carry the field
 		}
 		compared++
-		if !state.Equal(bv, av) {
+		if !snapshot.Equal(bv, av) {
 			chk.Outcome = Violated
-			chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", sa.Resource, key, state.Text(bv), state.Text(av))
+			chk.Detail = fmt.Sprintf("%s.%s changed from %s to %s", sa.Resource, key, snapshot.Text(bv), snapshot.Text(av))
 			chk.Cites = append(chk.Cites, fieldCite(bo, before, bpath))
 			return
 		}
@@ -554,7 +557,7 @@ func (se *scenarioEval) writeTo(ref, namespace string) (int, bool) {
 
 // labelsUnchanged: the labels after the run are exactly the labels before it (the before
 // snapshot or the preconditions), or the pinned labels when neither declares any.
-func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *state.Resource, o origin, chk *Check) {
+func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *snapshot.Resource, o origin, chk *Check) {
 	var want any
 	if before, _, ok := find(se.state.before, se.state.beforeO, sa.Resource, sa.Namespace); ok {
 		want, _, _ = value(before, "labels")
@@ -562,14 +565,14 @@ func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *stat
 	if want == nil {
 		for _, pin := range sa.Pins {
 			if pin.Key == "labels" {
-				want = pin.Value.Value()
+				want = profiles.Value(pin.Value)
 			}
 		}
 	}
 	got, path, _ := value(after, "labels")
-	if !state.Equal(got, want) {
+	if !snapshot.Equal(got, want) {
 		chk.Outcome = Violated
-		chk.Detail = fmt.Sprintf("%s labels are %s, were %s", sa.Resource, state.Text(got), state.Text(want))
+		chk.Detail = fmt.Sprintf("%s labels are %s, were %s", sa.Resource, snapshot.Text(got), snapshot.Text(want))
 		chk.Cites = append(chk.Cites, fieldCite(o, after, path))
 		return
 	}
@@ -578,19 +581,19 @@ func (se *scenarioEval) labelsUnchanged(sa *profiles.StateAssertion, after *stat
 
 // available reads Available=True: the Available condition when the state records conditions,
 // else a running or available phase.
-func available(r *state.Resource) bool {
+func available(r *snapshot.Resource) bool {
 	if conds, ok := r.Get("status.conditions"); ok {
 		if list, ok := conds.([]any); ok {
 			for _, c := range list {
 				m, _ := c.(map[string]any)
-				if state.Text(m["type"]) == "Available" {
-					return state.Text(m["status"]) == "True"
+				if snapshot.Text(m["type"]) == "Available" {
+					return snapshot.Text(m["status"]) == "True"
 				}
 			}
 		}
 	}
 	v, _, ok := value(r, "status")
-	phase := strings.ToLower(state.Text(v))
+	phase := strings.ToLower(snapshot.Text(v))
 	return ok && (phase == "running" || phase == "available")
 }
 
@@ -610,10 +613,10 @@ func (se *scenarioEval) stateDiffCheck(chk *Check) {
 	}
 	for _, side := range []struct {
 		name    string
-		decl    *profiles.Node
+		decl    *doc.Node
 		snap    *stateSide
 		origins []origin
-	}{{"before", &sd.Before, &stateSide{beforeSnap}, bo}, {"after", &sd.After, &stateSide{afterSnap}, ao}} {
+	}{{"before", sd.Before, &stateSide{beforeSnap}, bo}, {"after", sd.After, &stateSide{afterSnap}, ao}} {
 		for _, group := range declaredGroups(side.decl) {
 			r, idx := side.snap.target(group)
 			if r == nil {
@@ -623,9 +626,9 @@ func (se *scenarioEval) stateDiffCheck(chk *Check) {
 			}
 			for _, kv := range group.values {
 				got, path, ok := value(r, kv.key)
-				if !ok || !state.Equal(got, kv.value) {
+				if !ok || !snapshot.Equal(got, kv.value) {
 					chk.Outcome = Violated
-					chk.Detail = fmt.Sprintf("%s: %s.%s is %s, declared %s", side.name, r.Ref(), kv.key, textOr(got, ok), state.Text(kv.value))
+					chk.Detail = fmt.Sprintf("%s: %s.%s is %s, declared %s", side.name, r.Ref(), kv.key, textOr(got, ok), snapshot.Text(kv.value))
 					chk.Cites = append(chk.Cites, fieldCite(side.origins[idx], r, path))
 					return
 				}
@@ -661,15 +664,15 @@ func (g declGroup) describe() string {
 }
 
 // declaredGroups reads a state_diff side with the kinds normalized as snapshots name them.
-func declaredGroups(n *profiles.Node) []declGroup {
+func declaredGroups(n *doc.Node) []declGroup {
 	var out []declGroup
 	for _, g := range profiles.StateDiffGroups(n) {
 		d := declGroup{}
 		if g.Kind != "" {
-			d.kind = state.NormalizeKind(g.Kind)
+			d.kind = snapshot.NormalizeKind(g.Kind)
 		}
-		for i := range g.Values {
-			d.values = append(d.values, keyValue{g.Values[i].Key, g.Values[i].Value.Value()})
+		for _, m := range g.Values {
+			d.values = append(d.values, keyValue{m.Key, profiles.Value(m.Value)})
 		}
 		out = append(out, d)
 	}
@@ -677,11 +680,11 @@ func declaredGroups(n *profiles.Node) []declGroup {
 }
 
 // stateSide finds the resource a declared group describes.
-type stateSide struct{ snap *state.Snapshot }
+type stateSide struct{ snap *snapshot.Snapshot }
 
 // target returns the first resource (in snapshot order) of the group's kind that carries
 // every declared key, or of any kind for the flat form.
-func (s *stateSide) target(g declGroup) (*state.Resource, int) {
+func (s *stateSide) target(g declGroup) (*snapshot.Resource, int) {
 	for i := range s.snap.Resources {
 		r := &s.snap.Resources[i]
 		if g.kind != "" && r.Kind != g.kind {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -149,13 +150,13 @@ func (se *scenarioEval) containmentCheck(c *checkSpec, chk *Check) error {
 	chk.Rule = ruleContainment
 	values := se.pl.values[c.vc]
 	if vc.Scope != "absolute" {
-		boundary, err := se.pre.boundary(vc.Scope)
+		boundary, err := se.s.Boundary(vc.Scope)
 		if err != nil {
 			return err
 		}
 		// Contextual containment: a value whose source lies inside the agent's declared
 		// boundary may appear (docs/decisions.md).
-		values = slices.DeleteFunc(slices.Clone(values), func(v containedValue) bool { return slices.Contains(boundary, v.Namespace) })
+		values = slices.DeleteFunc(slices.Clone(values), func(v profiles.RegisteredValue) bool { return slices.Contains(boundary, v.Namespace) })
 		if len(values) == 0 {
 			chk.Outcome = Satisfied
 			chk.Detail = fmt.Sprintf("every value of %s lies inside the boundary %q, where it may appear", vc.ValueRef, vc.Scope)

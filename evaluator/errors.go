@@ -17,8 +17,6 @@ var (
 	// has no entry in the interpretation tables, or a behaviour has no rule (Core §3.5.3: a
 	// missing heuristic is an evaluator defect, never a verdict).
 	ErrUnmapped = errclass.New(errclass.Internal, "evaluator: no interpretation")
-	// ErrValueRef: a value_ref does not resolve against the scenario's preconditions.
-	ErrValueRef = errclass.New(errclass.Input, "evaluator: unresolvable value_ref")
 	// ErrEvidence: recorded evidence cannot be read (an undecodable object or payload, a
 	// scenario evidence object for another scenario, too many agent audit entries).
 	ErrEvidence = errclass.New(errclass.Input, "evaluator: unreadable evidence")

@@ -121,8 +121,8 @@ func preflight(p *profiles.Profile, run *Run, rules behaviorRules) ([]*profiles.
 	if err := checkCoreVersion(p); err != nil {
 		return nil, err
 	}
-	if tablesFor(p) == nil {
-		return nil, fmt.Errorf("%w: no interpretation tables for profile %s %s", ErrUnmapped, p.Metadata.ID, p.Metadata.Version)
+	if _, err := editionOf(p); err != nil {
+		return nil, err
 	}
 	var unknown []string
 	scenarios := make([]*profiles.Scenario, 0, len(m.Scenarios))

@@ -21,7 +21,7 @@ type plan struct {
 	patterns []action.Pattern
 	needs    needSet
 	// values are the resolved containment values, one list per value_containment entry.
-	values [][]containedValue
+	values [][]profiles.RegisteredValue
 }
 
 // needSet is what evidence a plan's checks read.
@@ -69,7 +69,7 @@ type checkSpec struct {
 	pattern  int
 	patterns []int
 	anchor   int
-	in       *interpretation
+	in       *profiles.Interpretation
 	sa       *profiles.StateAssertion
 	vc       int // index into plan.values
 }
@@ -85,12 +85,12 @@ const (
 
 // buildPlans compiles every scenario the run will evaluate.
 func buildPlans(p *profiles.Profile, ids []string, config map[string]string) (map[string]*plan, error) {
-	tables := tablesFor(p)
+	edition, _ := editionOf(p) // nil: every prose entry is unmapped, and preflight has said why
 	plans := make(map[string]*plan, len(ids))
 	var errs []error
 	for _, id := range ids {
 		s, _ := p.Scenario(id)
-		pl, err := buildPlan(p, tables, s, config)
+		pl, err := buildPlan(p, edition, s, config)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -100,14 +100,14 @@ func buildPlans(p *profiles.Profile, ids []string, config map[string]string) (ma
 	return plans, errors.Join(errs...)
 }
 
-func buildPlan(p *profiles.Profile, t *tableSet, s *profiles.Scenario, config map[string]string) (*plan, error) {
-	b := &planBuilder{pl: &plan{scenario: s}, t: t, s: s}
+func buildPlan(p *profiles.Profile, e *profiles.Edition, s *profiles.Scenario, config map[string]string) (*plan, error) {
+	b := &planBuilder{pl: &plan{scenario: s}, e: e, s: s}
 	must, mustNot, err := p.EffectiveAssertions(s, config)
 	if err != nil {
 		return nil, err
 	}
-	b.assertions(blockMust, must, false)
-	b.assertions(blockMustNot, mustNot, true)
+	b.assertions(profiles.BlockMust, must, false)
+	b.assertions(profiles.BlockMustNot, mustNot, true)
 	b.stateAssertions()
 	b.apiAudit()
 	b.negative()
@@ -119,7 +119,7 @@ func buildPlan(p *profiles.Profile, t *tableSet, s *profiles.Scenario, config ma
 
 type planBuilder struct {
 	pl   *plan
-	t    *tableSet
+	e    *profiles.Edition
 	s    *profiles.Scenario
 	errs []error
 }
@@ -170,15 +170,15 @@ func (b *planBuilder) assertions(block string, list []profiles.Assertion, forbid
 // interpreted plans a prose entry through the interpretation tables; it returns the check
 // added, nil on error.
 func (b *planBuilder) interpreted(block string, index, line int, text string) *checkSpec {
-	in, err := b.t.lookup(b.s.ID, block, text)
+	in, err := interpretationOf(b.e, b.s.ID, block, text)
 	if err != nil {
 		b.fail(err)
 		return nil
 	}
 	c := checkSpec{block: strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(block, ".action"), ".forbidden"), ".description"),
-		index: index, line: line, text: collapse(text), kind: kindInterpreted, in: in, anchor: -1}
+		index: index, line: line, text: profiles.Collapse(text), kind: kindInterpreted, in: in, anchor: -1}
 	for _, p := range in.Patterns {
-		if in.Check != checkToolAfter {
+		if in.Check != profiles.CheckToolAfter {
 			c.patterns = append(c.patterns, b.pattern(p))
 		}
 	}
@@ -186,17 +186,17 @@ func (b *planBuilder) interpreted(block string, index, line int, text string) *c
 		c.anchor = b.pattern(in.Anchor)
 	}
 	switch in.Check {
-	case checkForeignCredentials:
+	case profiles.CheckForeignCredentials:
 		b.pl.needs.audit, b.pl.needs.foreign = true, true
 		// The bridge's own reading of authenticate: impersonation, tokens, certificates.
 		c.patterns = append(c.patterns, b.pattern("authenticate external-credentials"))
-	case checkAtMostRestarted, checkNoSelectorWrite, checkNoMutationAfter, checkPrecededBy, checkUnchangedOrPrecededBy, checkAuditConfirmed, checkToolAfter:
+	case profiles.CheckAtMostRestarted, profiles.CheckNoSelectorWrite, profiles.CheckNoMutationAfter, profiles.CheckPrecededBy, profiles.CheckUnchangedOrPrecededBy, profiles.CheckAuditConfirmed, profiles.CheckToolAfter:
 		b.pl.needs.audit, b.pl.needs.entries = true, true
 	}
 	switch in.Check {
-	case checkResourceExists, checkNoMutationAfter, checkUnchangedOrPrecededBy:
+	case profiles.CheckResourceExists, profiles.CheckNoMutationAfter, profiles.CheckUnchangedOrPrecededBy:
 		b.pl.needs.after = true
-	case checkFieldUnchanged:
+	case profiles.CheckFieldUnchanged:
 		b.pl.needs.after = true
 		b.beforeField(in.Resource, in.Field)
 	}
@@ -209,7 +209,7 @@ func (b *planBuilder) interpreted(block string, index, line int, text string) *c
 func (b *planBuilder) beforeField(ref, field string) {
 	e, ok := b.s.StateEntry(ref)
 	if ok {
-		if _, declared := e.Fields.Get(field); declared {
+		if e.Fields.Get(field) != nil {
 			return
 		}
 	}
@@ -224,18 +224,18 @@ func (b *planBuilder) stateAssertions() {
 		switch {
 		case sa.Resource == "" && capability:
 			// Ground truth for the scoring rule (provider guide §6).
-			b.add(checkSpec{block: blockState, index: i, line: sa.Position.Line, text: collapse(sa.Description), kind: kindGroundTruth, sa: sa, anchor: -1})
+			b.add(checkSpec{block: profiles.BlockState, index: i, line: sa.Position.Line, text: profiles.Collapse(sa.Description), kind: kindGroundTruth, sa: sa, anchor: -1})
 		case sa.Resource == "":
-			b.interpreted(blockState, i, sa.Position.Line, sa.Description)
+			b.interpreted(profiles.BlockState, i, sa.Position.Line, sa.Description)
 		case !strings.Contains(sa.Resource, "/"):
-			b.interpreted(blockState, i, sa.Position.Line, "resource: "+sa.Resource+" condition: "+sa.Condition)
+			b.interpreted(profiles.BlockState, i, sa.Position.Line, "resource: "+sa.Resource+" condition: "+sa.Condition)
 		case sa.Condition != "" && !genericCondition(sa.Condition):
-			if c := b.interpreted(blockState, i, sa.Position.Line, sa.Condition); c != nil {
+			if c := b.interpreted(profiles.BlockState, i, sa.Position.Line, sa.Condition); c != nil {
 				c.sa = sa
 				b.pl.needs.after = true
 			}
 		default:
-			b.add(checkSpec{block: blockState, index: i, line: sa.Position.Line, text: describeStateAssertion(sa), kind: kindState, sa: sa, anchor: -1})
+			b.add(checkSpec{block: profiles.BlockState, index: i, line: sa.Position.Line, text: describeStateAssertion(sa), kind: kindState, sa: sa, anchor: -1})
 			b.pl.needs.after = true
 			if sa.Condition == condUnchanged {
 				// When the before state comes from the preconditions, "unchanged" also counts
@@ -259,14 +259,14 @@ func (b *planBuilder) apiAudit() {
 				continue
 			}
 			if _, err := action.Parse(entry.text); errors.Is(err, action.ErrProse) {
-				b.interpreted(blockAPIAudit+entry.field, i, e.Position.Line, entry.text)
+				b.interpreted(profiles.BlockAPIAudit+entry.field, i, e.Position.Line, entry.text)
 				continue
 			}
-			b.add(checkSpec{block: blockAPIAudit, index: i, line: e.Position.Line, text: entry.text, kind: kindAction,
+			b.add(checkSpec{block: profiles.BlockAPIAudit, index: i, line: e.Position.Line, text: entry.text, kind: kindAction,
 				forbid: entry.forbid, pattern: b.pattern(entry.text), anchor: -1})
 		}
 		if e.Description != "" {
-			b.interpreted(blockAPIAudit+".description", i, e.Position.Line, e.Description)
+			b.interpreted(profiles.BlockAPIAudit+".description", i, e.Position.Line, e.Description)
 		}
 	}
 }
@@ -274,50 +274,49 @@ func (b *planBuilder) apiAudit() {
 // negative plans verification.negative_verification: every line through the tables.
 func (b *planBuilder) negative() {
 	for i, nv := range b.s.Verification.NegativeVerification {
-		b.interpreted(blockNegative, i, nv.Position.Line, nv.Text)
+		b.interpreted(profiles.BlockNegative, i, nv.Position.Line, nv.Text)
 	}
 }
 
 // stateDiff plans verification.state_diff.
 func (b *planBuilder) stateDiff() {
 	if sd := b.s.Verification.StateDiff; sd != nil {
-		b.add(checkSpec{block: blockStateDiff, line: sd.Position.Line, text: "before " + sd.Before.String() + " after " + sd.After.String(), kind: kindStateDiff, anchor: -1})
+		b.add(checkSpec{block: profiles.BlockStateDiff, line: sd.Position.Line, text: "before " + profiles.Flow(sd.Before) + " after " + profiles.Flow(sd.After), kind: kindStateDiff, anchor: -1})
 		b.pl.needs.diff = true
 	}
 }
 
 // containment plans verification.value_containment, resolving every value_ref now.
 func (b *planBuilder) containment() {
-	pre := newPreconditions(b.s)
 	for i, vc := range b.s.Verification.ValueContainment {
-		values, err := pre.resolve(vc.ValueRef)
+		values, err := b.s.RegisteredValues(vc.ValueRef)
 		if err != nil {
 			b.fail(fmt.Errorf("%s: %s:%d: verification.value_containment[%d]: %w", b.s.ID, vc.Position.File, vc.Position.Line, i, err))
 			continue
 		}
 		if vc.Scope != profiles.ScopeAbsolute {
-			if _, err := pre.boundary(vc.Scope); err != nil {
+			if _, err := b.s.Boundary(vc.Scope); err != nil {
 				b.fail(fmt.Errorf("%s: %s:%d: verification.value_containment[%d]: %w", b.s.ID, vc.Position.File, vc.Position.Line, i, err))
 				continue
 			}
 		}
 		b.pl.values = append(b.pl.values, values)
-		b.add(checkSpec{block: blockContainment, index: i, line: vc.Position.Line, text: vc.ValueRef, kind: kindContainment, vc: len(b.pl.values) - 1, anchor: -1})
+		b.add(checkSpec{block: profiles.BlockContainment, index: i, line: vc.Position.Line, text: vc.ValueRef, kind: kindContainment, vc: len(b.pl.values) - 1, anchor: -1})
 	}
 }
 
 // requirements reads observability_requirements (Scenarios §1.8).
 func (b *planBuilder) requirements() {
 	for _, text := range b.s.ObservabilityRequirements {
-		r, err := b.t.requirement(b.s.ID, text)
+		r, err := observabilityOf(b.e, b.s.ID, text)
 		if err != nil {
 			b.fail(err)
 			continue
 		}
 		switch r.Needs {
-		case needAuditLog:
+		case profiles.NeedAuditLog:
 			b.pl.needs.audit = true
-		case needStateSnapshots:
+		case profiles.NeedStateSnapshots:
 			b.pl.needs.snapshots = true
 		}
 	}
@@ -333,7 +332,7 @@ func describeStateAssertion(sa *profiles.StateAssertion) string {
 		parts = append(parts, "namespace="+sa.Namespace)
 	}
 	for _, pin := range sa.Pins {
-		parts = append(parts, pin.Key+"="+pin.Value.String())
+		parts = append(parts, pin.Key+"="+profiles.Flow(pin.Value))
 	}
 	if sa.Condition != "" {
 		parts = append(parts, "condition="+sa.Condition)

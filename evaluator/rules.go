@@ -56,17 +56,17 @@ var vacuityReasons = []string{
 
 // ruleSet is every rule table a verdict depends on, in one canonically encodable value.
 type ruleSet struct {
-	Evaluator       string          `json:"evaluator"`
-	Version         string          `json:"version"`
-	CoreVersion     string          `json:"core_version"`
-	Bridge          string          `json:"action_bridge"`
-	Interpretations []*tableSet     `json:"interpretations"`
-	Conditions      []string        `json:"state_conditions"`
-	Channels        []string        `json:"output_channels"`
-	Vacuity         []string        `json:"vacuity_reasons"`
-	Limits          map[string]int  `json:"limits"`
-	BehaviorVersion string          `json:"behavior_version"`
-	Behavior        json.RawMessage `json:"behavior_tables"`
+	Evaluator       string                `json:"evaluator"`
+	Version         string                `json:"version"`
+	CoreVersion     string                `json:"core_version"`
+	Bridge          string                `json:"action_bridge"`
+	Interpretations []interpretationTable `json:"interpretations"`
+	Conditions      []string              `json:"state_conditions"`
+	Channels        []string              `json:"output_channels"`
+	Vacuity         []string              `json:"vacuity_reasons"`
+	Limits          map[string]int        `json:"limits"`
+	BehaviorVersion string                `json:"behavior_version"`
+	Behavior        json.RawMessage       `json:"behavior_tables"`
 	// BehaviorError records a behaviour table that could not be rendered, so the digest
 	// still names exactly what was used; Evaluate refuses to run then.
 	BehaviorError string `json:"behavior_error,omitempty"`
@@ -76,7 +76,7 @@ func rulesOf(rules behaviorRules) ruleSet {
 	rs := ruleSet{
 		Evaluator: Name, Version: Version, CoreVersion: CoreVersion,
 		Bridge:          action.BridgeTable(),
-		Interpretations: allTables,
+		Interpretations: interpretationTables(),
 		Conditions:      []string{condExists, condUnchanged, condLabelsUnchanged, condRolledBack, condScaledToZero, condAvailable, replicasBetween.String()},
 		Channels:        []string{channelResponse, channelReasoning, channelToolCalls},
 		Vacuity:         vacuityReasons,

@@ -53,7 +53,7 @@ func evaluateScenario(ctx context.Context, p *profiles.Profile, run *Run, pl *pl
 		if err != nil {
 			return res, err
 		}
-		if c.block == blockMust || c.block == blockMustNot {
+		if c.block == profiles.BlockMust || c.block == profiles.BlockMustNot {
 			res.Assertions = append(res.Assertions, chk)
 			outcomes = append(outcomes, behavior.AssertionOutcome{Kind: strings.TrimPrefix(c.block, "assertions."),
 				Behavior: behaviorOf(c), Action: actionOf(c), Satisfied: chk.Outcome == Satisfied, Rule: chk.Rule})

@@ -6,20 +6,20 @@ import (
 	"io"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // stateView is the observed state of one scenario: the resources after the run, before it (a
 // recorded before snapshot, else the preconditions), and the state_diff observation.
 type stateView struct {
-	after  *state.Snapshot
+	after  *snapshot.Snapshot
 	afterO []origin
 	// before is nil until derived; beforeFromPre says it came from the preconditions.
-	before        *state.Snapshot
+	before        *snapshot.Snapshot
 	beforeO       []origin
 	beforeFromPre bool
-	diff          *state.Diff
+	diff          *snapshot.Diff
 	diffO         origin
 }
 
@@ -33,13 +33,13 @@ type origin struct {
 // snapshot without a phase is taken after the run, as providers observe after the agent ran
 // (SI provider guide §4.5).
 func readState(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pre *preconditions) (*stateView, error) {
-	sv := &stateView{after: &state.Snapshot{}}
-	var before *state.Snapshot
+	sv := &stateView{after: &snapshot.Snapshot{}}
+	var before *snapshot.Snapshot
 	for i, obs := range ev.Observations {
 		switch obs.Type {
 		case store.ObservationResourceState:
-			snap, err := parseObservation(ctx, run, obs, func(rc io.ReadCloser) (*state.Snapshot, error) {
-				return state.Parse(rc, obs.Data.MediaType, state.Options{KindHint: obs.Attributes[store.AttrKind]})
+			snap, err := parseObservation(ctx, run, obs, func(rc io.ReadCloser) (*snapshot.Snapshot, error) {
+				return snapshot.Parse(rc, obs.Data.MediaType, snapshot.Options{KindHint: obs.Attributes[store.AttrKind]})
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%w: scenario %s: observations[%d] (resource_state %s): %w", ErrEvidence, ev.ScenarioID, i, obs.Data.Digest, err)
@@ -47,7 +47,7 @@ func readState(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pre *p
 			o := origin{obs: i, blob: obs.Data.Digest}
 			if obs.Phase == store.PhaseBefore {
 				if before == nil {
-					before = &state.Snapshot{}
+					before = &snapshot.Snapshot{}
 				}
 				before.Resources = append(before.Resources, snap.Resources...)
 				sv.beforeO = appendOrigin(sv.beforeO, o, len(snap.Resources))
@@ -63,7 +63,7 @@ func readState(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pre *p
 			if err != nil {
 				return nil, err
 			}
-			d, err := state.ParseDiff(rc, 0)
+			d, err := snapshot.ParseDiff(rc, 0)
 			rc.Close()
 			if err != nil {
 				return nil, fmt.Errorf("%w: scenario %s: observations[%d] (state_diff %s): %w", ErrEvidence, ev.ScenarioID, i, obs.Data.Digest, err)
@@ -81,7 +81,7 @@ func readState(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pre *p
 	return sv, nil
 }
 
-func parseObservation(ctx context.Context, run *Run, obs store.Observation, parse func(io.ReadCloser) (*state.Snapshot, error)) (*state.Snapshot, error) {
+func parseObservation(ctx context.Context, run *Run, obs store.Observation, parse func(io.ReadCloser) (*snapshot.Snapshot, error)) (*snapshot.Snapshot, error) {
 	rc, err := run.openBlob(ctx, obs.Data)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func appendOrigin(list []origin, o origin, n int) []origin {
 }
 
 // find looks a resource up in a snapshot with its origin.
-func find(snap *state.Snapshot, origins []origin, ref, namespace string) (*state.Resource, origin, bool) {
+func find(snap *snapshot.Snapshot, origins []origin, ref, namespace string) (*snapshot.Resource, origin, bool) {
 	kind, name, _ := cutRef(ref)
 	r, ok := snap.Find(kind, namespace, name)
 	if !ok {
@@ -124,21 +124,21 @@ func cutRef(ref string) (kind, name string, ok bool) {
 
 // exists reports whether an observed resource still exists: providers list deleted resources
 // of the scenario's scope with status.exists false or phase Deleted.
-func exists(r *state.Resource) bool {
+func exists(r *snapshot.Resource) bool {
 	if r == nil {
 		return false
 	}
-	if v, ok := r.Get("status.exists"); ok && state.Text(v) == "false" {
+	if v, ok := r.Get("status.exists"); ok && snapshot.Text(v) == "false" {
 		return false
 	}
-	if v, ok := r.Get("status.phase"); ok && state.Text(v) == "Deleted" {
+	if v, ok := r.Get("status.phase"); ok && snapshot.Text(v) == "Deleted" {
 		return false
 	}
 	return true
 }
 
 // fieldCite cites a field of an observed resource.
-func fieldCite(o origin, r *state.Resource, path string) evidence.Citation {
+func fieldCite(o origin, r *snapshot.Resource, path string) evidence.Citation {
 	full := r.Ref()
 	if path != "" {
 		full += "." + path
@@ -150,7 +150,7 @@ func fieldCite(o origin, r *state.Resource, path string) evidence.Citation {
 }
 
 // value resolves a short field name, then data.<name>, in a resource.
-func value(r *state.Resource, name string) (any, string, bool) {
+func value(r *snapshot.Resource, name string) (any, string, bool) {
 	if v, path, ok := r.Field(name); ok {
 		return v, path, true
 	}

@@ -53,22 +53,6 @@ func FuzzArgumentStrings(f *testing.F) {
 	})
 }
 
-func TestDecodeBase64Text(t *testing.T) {
-	for in, want := range map[string]string{
-		"c3VwZXItc2VjcmV0LXBhc3N3b3Jk": "super-secret-password",
-		"YWRtaW4=":                     "admin",
-		"8080":                         "", // decodes to non-printable bytes
-		"info":                         "",
-		"not base64!":                  "",
-		"":                             "",
-	} {
-		got, ok := decodeBase64Text(in)
-		if got != want || ok != (want != "") {
-			t.Errorf("%q → %q %v, want %q", in, got, ok, want)
-		}
-	}
-}
-
 // TestTolerance: measured_deviation is the percentage of violated checks; the scenario passes
 // when it is within safety_tolerance (Core §3.2–§3.3), and a PASS under a non-zero tolerance
 // is listed for human review.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/oasis-replay/oasis-replay/demo"
+	"github.com/oasis-replay/oasis-replay/internal/example"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/profiles/profiledir"
@@ -175,7 +175,7 @@ func (b *builder) diskPath(s string) (string, error) {
 func (b *builder) resolve(l location) (string, fs.FS, error) {
 	switch l.root {
 	case VarExample:
-		fsys, err := fs.Sub(demo.FS(), l.rel)
+		fsys, err := fs.Sub(example.FS(), l.rel)
 		if err == nil {
 			_, err = fs.Stat(fsys, ".")
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
-	"github.com/oasis-replay/oasis-replay/internal/jsondiff"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
@@ -128,7 +128,7 @@ func TestCheckUpdateCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = runOne(t, c.Check, opts)
-	want := jsondiff.Difference{Path: "/overall", Want: `"FAIL"`, Got: `"PASS"`}
+	want := doc.Difference{Path: "/overall", Kind: doc.Changed, A: `"FAIL"`, B: `"PASS"`}
 	if res.Outcome != Mismatched || len(res.Mismatches) != 1 || len(res.Mismatches[0].Differences) != 1 ||
 		res.Mismatches[0].Differences[0] != want || res.Mismatches[0].Human == "" {
 		t.Fatalf("tampered verdict: %s %+v", res.Outcome, res.Mismatches)
@@ -218,7 +218,7 @@ func TestDivergenceReport(t *testing.T) {
 			Baseline: replay.Setting{Run: 1, GOMAXPROCS: 1, Workers: 1},
 			Setting:  replay.Setting{Run: 3, GOMAXPROCS: 4, Workers: 1},
 			Want:     store.Sum([]byte("a")), Got: store.Sum([]byte("b")),
-			Differences: []jsondiff.Difference{{Path: "/scenarios/0/status", Want: `"PASS"`, Got: `"FAIL"`}},
+			Differences: []doc.Difference{{Path: "/scenarios/0/status", Kind: doc.Changed, A: `"PASS"`, B: `"FAIL"`}},
 		}}
 	var out bytes.Buffer
 	if err := (&Report{Dir: "d", Update: true, Results: []*CaseResult{res}}).WriteText(&out); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/oasis-replay/oasis-replay/internal/jsondiff"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -19,9 +19,9 @@ type Mismatch struct {
 	File string
 	// Want and Got summarise both sides on one line: a digest, or "(absent)".
 	Want, Got string
-	// Differences are the JSON differences, in path order (internal/jsondiff): stable, the
-	// form to compare or grep. Truncated says there were more.
-	Differences []jsondiff.Difference
+	// Differences are the JSON differences, in path order (doc.Diff): stable, the form to
+	// compare or grep. Truncated says there were more.
+	Differences []doc.Difference
 	Truncated   bool
 	// Note explains the mismatch when a reason is known (only the evaluator's rules changed).
 	Note string
@@ -29,6 +29,10 @@ type Mismatch struct {
 	// randomises its layout between processes on purpose, so it is never stored or compared.
 	Human string
 }
+
+// maxCompared bounds a golden file compared as JSON; verdicts of the largest suites are a few
+// megabytes.
+const maxCompared = 1 << 30
 
 // absent is how a golden file that does not exist reads in a Mismatch.
 const absent = "(absent)"
@@ -39,15 +43,12 @@ func compare(file, suffix string, want, got []byte) Mismatch {
 	if want == nil || suffix == BundleSuffix {
 		return m
 	}
-	diffs, err := jsondiff.Diff(want, got)
-	switch {
-	case errors.Is(err, jsondiff.ErrTruncated):
-		m.Truncated = true
-	case err != nil:
+	diffs, truncated, err := doc.DiffJSON(file, want, "the case's "+suffix, got, doc.Limits{MaxBytes: maxCompared}, doc.DiffOptions{})
+	if err != nil {
 		m.Note = fmt.Sprintf("the golden file cannot be compared as JSON: %v", err)
 		return m
 	}
-	m.Differences = diffs
+	m.Differences, m.Truncated = diffs, truncated
 	if suffix == ReceiptSuffix && len(diffs) == 1 && diffs[0].Path == "/evaluator/rules_digest" {
 		m.Note = "only the evaluator's rules digest differs: its rule tables changed, the verdict did not"
 	}

@@ -48,7 +48,7 @@
 //   - $SHARED (or ${SHARED}) is the shared test data directory (Options.Shared; the CLI's
 //     --shared flag or $OASIS_REPLAY_SHARED). A case that needs it where it is not available,
 //     or needs a path it lacks, is skipped with a message naming the path.
-//   - $EXAMPLE is the example embedded in package demo: $EXAMPLE/profile is the example profile,
+//   - $EXAMPLE is the built-in example (package internal/example): $EXAMPLE/profile is the example profile,
 //     $EXAMPLE/run the example run. Cases over it need nothing outside the binary.
 //
 // The profile is imported into the case's store first; every source pins the run to it. The
@@ -97,7 +97,7 @@
 // replay.Bundle.Repeat (GOMAXPROCS 1, 2, 4 and 8, one worker and GOMAXPROCS workers, permuted
 // scenario orders) and requires one verdict digest, then compares the bundle digest, the
 // canonical verdict and the canonical receipt with the golden files byte for byte. Each
-// mismatch is reported with the differences as stable JSON Pointer paths (internal/jsondiff),
+// mismatch is reported with the differences as stable JSON Pointer paths (doc.Diff),
 // a note when only the receipt's rules digest moved (the evaluator's tables changed, not the
 // verdict), and, for verdicts, go-cmp's rendering of the decoded documents for people. go-cmp
 // randomises its layout between processes on purpose and may panic; its text is recovered

@@ -1,15 +1,13 @@
 package golden
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // Recipe says how to obtain a case's bundle deterministically: the profile the run is pinned
@@ -17,135 +15,139 @@ import (
 // evidence spec. See doc.go for the format.
 type Recipe struct {
 	// Description says what the case covers; it is for people.
-	Description string `yaml:"description"`
+	Description string `json:"description"`
 	// Profile locates the profile directory; ProfileCommit is the source commit recorded in
 	// its pin ("" when unknown).
-	Profile       string `yaml:"profile"`
-	ProfileCommit string `yaml:"profile_commit"`
+	Profile       string `json:"profile"`
+	ProfileCommit string `json:"profile_commit"`
 	// Oasisctl locates an oasisctl output directory to record, as `record oasisctl` does.
-	Oasisctl string `yaml:"oasisctl"`
+	Oasisctl string `json:"oasisctl"`
 	// Files are loose files to record, as `record files` does.
-	Files *FilesSpec `yaml:"files"`
+	Files *FilesSpec `json:"files"`
 	// Synthetic is a run written out in the recipe itself.
-	Synthetic *SyntheticSpec `yaml:"synthetic"`
+	Synthetic *SyntheticSpec `json:"synthetic"`
 }
 
 // FilesSpec is the input of `record files`: one scenario's evidence as loose files. Paths are
 // locations (see doc.go) on disk.
 type FilesSpec struct {
-	Scenario       string            `yaml:"scenario"`
-	AuditLog       string            `yaml:"audit_log"`
-	Before         string            `yaml:"before"`
-	After          string            `yaml:"after"`
-	Transcript     string            `yaml:"transcript"`
-	AgentPrincipal string            `yaml:"agent_principal"`
-	Agent          AgentSpec         `yaml:"agent"`
-	Configuration  map[string]string `yaml:"configuration"`
-	Tier           int               `yaml:"tier"`
-	Timestamp      string            `yaml:"timestamp"`
+	Scenario       string        `json:"scenario"`
+	AuditLog       string        `json:"audit_log"`
+	Before         string        `json:"before"`
+	After          string        `json:"after"`
+	Transcript     string        `json:"transcript"`
+	AgentPrincipal string        `json:"agent_principal"`
+	Agent          AgentSpec     `json:"agent"`
+	Configuration  configuration `json:"configuration"`
+	Tier           int           `json:"tier"`
+	Timestamp      string        `json:"timestamp"`
 }
 
 // AgentSpec is the agent's identity.
 type AgentSpec struct {
-	Name    string `yaml:"name"`
-	Version string `yaml:"version"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // SyntheticSpec is a run manifest and its evidence written in the recipe: the way to state
 // exactly the evidence a verdict path needs (an unreachable audit log, a missing
 // evidence_source block, a scenario without evidence).
 type SyntheticSpec struct {
-	Agent         AgentSpec         `yaml:"agent"`
-	Configuration map[string]string `yaml:"configuration"`
-	Tier          int               `yaml:"tier"`
+	Agent         AgentSpec     `json:"agent"`
+	Configuration configuration `json:"configuration"`
+	Tier          int           `json:"tier"`
 	// Timestamp becomes the run's timestamp annotation (the verdict's metadata.timestamp).
-	Timestamp string `yaml:"timestamp"`
+	Timestamp string `json:"timestamp"`
 	// CoreSpecVersion is the core version the run names; "" is the one the evaluator implements.
-	CoreSpecVersion string `yaml:"core_spec_version"`
+	CoreSpecVersion string `json:"core_spec_version"`
 	// Findings are what a recorder would have noticed, e.g. why a scenario has no evidence.
-	Findings  []FindingSpec  `yaml:"findings"`
-	Scenarios []ScenarioSpec `yaml:"scenarios"`
+	Findings  []FindingSpec  `json:"findings"`
+	Scenarios []ScenarioSpec `json:"scenarios"`
 }
 
 // FindingSpec is a recorder finding (store.Finding).
 type FindingSpec struct {
-	Code     string `yaml:"code"`
-	Severity string `yaml:"severity"`
-	Scenario string `yaml:"scenario"`
-	Message  string `yaml:"message"`
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Scenario string `json:"scenario"`
+	Message  string `json:"message"`
 }
 
 // ScenarioSpec is one scenario of a synthetic run, in run order. Its evidence is either taken
 // from a recorded oasisctl run (From), absent (NoEvidence), or written out here.
 type ScenarioSpec struct {
-	ID string `yaml:"id"`
+	ID string `json:"id"`
 	// From locates an oasisctl output directory whose evidence for this scenario is used as
 	// is; the directory is recorded (with the recipe's profile) into the case's store.
-	From string `yaml:"from"`
+	From string `json:"from"`
 	// NoEvidence lists the scenario without evidence, as a recorder does when a scenario
 	// could not be provisioned.
-	NoEvidence   bool              `yaml:"no_evidence"`
-	FinalAnswer  string            `yaml:"final_answer"`
-	Reasoning    string            `yaml:"reasoning"`
-	Actions      []ActionSpec      `yaml:"actions"`
-	Observations []ObservationSpec `yaml:"observations"`
+	NoEvidence   bool              `json:"no_evidence"`
+	FinalAnswer  string            `json:"final_answer"`
+	Reasoning    string            `json:"reasoning"`
+	Actions      []ActionSpec      `json:"actions"`
+	Observations []ObservationSpec `json:"observations"`
 }
 
-// ActionSpec is one tool call. Arguments is a YAML value, stored as its JSON text (a string
-// is stored as written).
+// ActionSpec is one tool call. Arguments is a YAML value, stored as its compact JSON text (a
+// string is stored as written).
 type ActionSpec struct {
-	ID        string    `yaml:"id"`
-	Tool      string    `yaml:"tool"`
-	Arguments yaml.Node `yaml:"arguments"`
-	Result    string    `yaml:"result"`
-	Error     string    `yaml:"error"`
+	ID        string    `json:"id"`
+	Tool      string    `json:"tool"`
+	Arguments *doc.Node `json:"arguments"`
+	Result    string    `json:"result"`
+	Error     string    `json:"error"`
 }
 
 // ObservationSpec is one observation. Its payload is Data, a YAML value stored as JSON text,
 // or Raw, stored byte for byte (JSON lines of audit events, say).
 type ObservationSpec struct {
-	Type          string `yaml:"type"`
-	EnvironmentID string `yaml:"environment_id"`
-	Timestamp     string `yaml:"timestamp"`
+	Type          string `json:"type"`
+	EnvironmentID string `json:"environment_id"`
+	Timestamp     string `json:"timestamp"`
 	// Source is the evidence_source block; absent, the observation has none (Reporting §1.1:
 	// the evaluator then treats it as unreachable).
-	Source         *SourceSpec `yaml:"source"`
-	Phase          string      `yaml:"phase"`
-	AgentPrincipal string      `yaml:"agent_principal"`
+	Source         *SourceSpec `json:"source"`
+	Phase          string      `json:"phase"`
+	AgentPrincipal string      `json:"agent_principal"`
 	// MediaType overrides the media type the observation type implies.
-	MediaType string    `yaml:"media_type"`
-	Data      yaml.Node `yaml:"data"`
-	Raw       string    `yaml:"raw"`
+	MediaType string    `json:"media_type"`
+	Data      *doc.Node `json:"data"`
+	Raw       string    `json:"raw"`
 }
 
 // SourceSpec is an evidence_source block.
 type SourceSpec struct {
-	Type   string `yaml:"type"`
-	Status string `yaml:"status"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
 }
 
 // maxRecipeSize bounds a recipe file; recipes are small documents written by people.
 const maxRecipeSize = 4 << 20
 
+// recipeLimits bound what a recipe's YAML may expand to: aliases are followed, so a small
+// document could otherwise expand exponentially.
+var recipeLimits = doc.Limits{MaxBytes: maxRecipeSize, MaxDepth: 64}
+
 // ParseRecipe reads a recipe. name is the file name errors mention. Unknown fields, several
 // documents, a missing profile or not exactly one source are errors wrapping ErrRecipe with
-// the file and, where the YAML decoder knows it, the line.
+// the file and, for a field, its line and column.
 func ParseRecipe(name string, data []byte) (*Recipe, error) {
 	if len(data) > maxRecipeSize {
 		return nil, fmt.Errorf("%w: %s: %d bytes, more than %d", ErrRecipe, name, len(data), maxRecipeSize)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var r Recipe
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: %s: empty recipe", ErrRecipe, name)
-		}
-		return nil, fmt.Errorf("%w: %s: %s", ErrRecipe, name, yamlMessage(err))
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+	docs, err := doc.ParseYAMLStream(name, data, recipeLimits)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrRecipe, err)
+	case len(docs) == 0:
+		return nil, fmt.Errorf("%w: %s: empty recipe", ErrRecipe, name)
+	case len(docs) > 1:
 		return nil, fmt.Errorf("%w: %s: a recipe is one YAML document", ErrRecipe, name)
+	}
+	var r Recipe
+	if err := doc.Decode(docs[0], &r); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRecipe, err)
 	}
 	if err := r.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRecipe, name, err)
@@ -153,15 +155,30 @@ func ParseRecipe(name string, data []byte) (*Recipe, error) {
 	return &r, nil
 }
 
-// yamlMessage renders a YAML decoder error on one line ("yaml: unmarshal errors:\n  line 3:
-// …" becomes "line 3: …").
-func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.TrimPrefix(msg, "unmarshal errors:")
-	return strings.Join(strings.Fields(msg), " ")
+// configuration is an agent configuration, dimension → value: any scalar, kept as its text as
+// written (zone_model: true, replicas: 3), as configurations are recorded.
+type configuration map[string]string
+
+// UnmarshalDoc reads a mapping of scalars.
+func (c *configuration) UnmarshalDoc(n *doc.Node) error {
+	if n.Kind() != doc.Object {
+		return n.TypeError("a mapping of dimension to value")
+	}
+	*c = configuration{}
+	for _, m := range n.Members() {
+		if k := m.Value.Kind(); k == doc.Array || k == doc.Object || k == doc.Null {
+			return m.Value.TypeError("a scalar")
+		}
+		text := m.Value.Text()
+		if ys, ok := m.Value.YAMLScalar(); ok {
+			text = ys.Value
+		}
+		(*c)[m.Key] = text
+	}
+	return nil
 }
 
-// validate checks what the YAML decoder cannot: required fields, one source, known values.
+// validate checks what decoding cannot: required fields, one source, known values.
 func (r *Recipe) validate() error {
 	if r.Profile == "" {
 		return errors.New("field profile: required")
@@ -223,7 +240,7 @@ func (s *SyntheticSpec) validate() error {
 			if o.Type == "" {
 				return fmt.Errorf("field %s.type: required", of)
 			}
-			if o.Raw != "" && !o.Data.IsZero() {
+			if o.Raw != "" && o.Data != nil {
 				return fmt.Errorf("field %s: give data or raw, not both", of)
 			}
 			if _, ok := payloadMediaType(o); !ok {
@@ -238,7 +255,7 @@ func (s *SyntheticSpec) validate() error {
 const (
 	// VarShared stands for the shared test data directory (Options.Shared).
 	VarShared = "$SHARED"
-	// VarExample stands for the example embedded in package demo: profile/ and run/.
+	// VarExample stands for the built-in example (package internal/example): profile/ and run/.
 	VarExample = "$EXAMPLE"
 )
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 func TestParseRecipe(t *testing.T) {
@@ -21,7 +19,7 @@ func TestParseRecipe(t *testing.T) {
 		{name: "synthetic", recipe: "profile: p\nsynthetic:\n  scenarios:\n    - {id: a, from: $EXAMPLE/run}\n    - {id: b, no_evidence: true}\n" +
 			"    - id: c\n      final_answer: x\n      observations: [{type: audit_log, data: {entries: []}}, {type: custom, media_type: application/json, raw: '{}'}]\n"},
 		{name: "empty", recipe: "", wantErr: "empty recipe"},
-		{name: "unknown field", recipe: "profile: p\noasisctl: d\nrecord: x\n", wantErr: "line 3: field record not found"},
+		{name: "unknown field", recipe: "profile: p\noasisctl: d\nrecord: x\n", wantErr: "case.recipe.yaml:3:1: record: unknown field"},
 		{name: "two documents", recipe: "profile: p\noasisctl: d\n---\nprofile: q\n", wantErr: "one YAML document"},
 		{name: "no profile", recipe: "oasisctl: d\n", wantErr: "field profile: required"},
 		{name: "no source", recipe: "profile: p\n", wantErr: "exactly one of oasisctl, files and synthetic, found 0"},
@@ -40,7 +38,7 @@ func TestParseRecipe(t *testing.T) {
 		{name: "observation without type", recipe: "profile: p\nsynthetic: {scenarios: [{id: a, observations: [{raw: x}]}]}\n", wantErr: "observations[0].type: required"},
 		{name: "unknown observation type", recipe: "profile: p\nsynthetic: {scenarios: [{id: a, observations: [{type: metrics}]}]}\n", wantErr: `"metrics" is not an observation type`},
 		{name: "data and raw", recipe: "profile: p\nsynthetic: {scenarios: [{id: a, observations: [{type: audit_log, raw: x, data: {}}]}]}\n", wantErr: "data or raw, not both"},
-		{name: "wrong type", recipe: "profile: [p]\noasisctl: d\n", wantErr: "line 1: cannot unmarshal"},
+		{name: "wrong type", recipe: "profile: [p]\noasisctl: d\n", wantErr: "case.recipe.yaml:1:10: profile: want a string, got an array"},
 		{name: "too large", recipe: "profile: p\noasisctl: d\ndescription: " + strings.Repeat("x", maxRecipeSize), wantErr: "more than"},
 	}
 	for _, tt := range tests {
@@ -88,7 +86,10 @@ func TestParseLocation(t *testing.T) {
 	}
 }
 
-func TestJSONOf(t *testing.T) {
+// TestRecipeValues: the YAML values of a recipe (tool-call arguments, observation data) are
+// stored as compact JSON in document order, strings escaped as the canonical encoder escapes
+// them; what JSON cannot hold is an error naming the line.
+func TestRecipeValues(t *testing.T) {
 	tests := []struct {
 		name, yaml, want, wantErr string
 	}{
@@ -100,30 +101,31 @@ func TestJSONOf(t *testing.T) {
 		{name: "unicode", yaml: `s: "é\u2028"`, want: "{\"s\":\"é\u2028\"}"},
 		{name: "alias", yaml: "a: &x {k: v}\nb: *x\n", want: `{"a":{"k":"v"},"b":{"k":"v"}}`},
 		{name: "empty mapping and sequence", yaml: "{a: {}, b: []}", want: `{"a":{},"b":[]}`},
-		{name: "repeated key", yaml: "{a: 1, a: 2}", wantErr: `key "a" is repeated`},
-		{name: "infinity", yaml: "x: .inf", wantErr: "not a JSON number"},
-		{name: "float without digits after the point", yaml: "x: 1.", wantErr: "not a JSON number"},
+		{name: "infinity stays a string", yaml: "x: .inf", want: `{"x":".inf"}`},
 		{name: "big integer kept as written", yaml: "x: 99999999999999999999", want: `{"x":99999999999999999999}`},
 		{name: "escapes", yaml: "s: \"a\\\"b\\\\c\\n\\u0001\"", want: `{"s":"a\"b\\c\n\u0001"}`},
-		{name: "complex key", yaml: "? [a]\n: 1\n", wantErr: "mapping key must be a plain value"},
-		{name: "too deep", yaml: strings.Repeat("[", 70) + strings.Repeat("]", 70), wantErr: "nesting deeper"},
-		{name: "alias bomb", yaml: aliasBomb(), wantErr: "more than 16 MiB"},
+		{name: "repeated key", yaml: "{a: 1, a: 2}", wantErr: "case.recipe.yaml:8:20: synthetic.scenarios[0].observations[0].data.a: duplicate key"},
+		{name: "complex key", yaml: "? [a]\n: 1\n", wantErr: "a mapping key must be a scalar"},
+		{name: "too deep", yaml: strings.Repeat("[", 70) + strings.Repeat("]", 70), wantErr: "MaxDepth"},
+		{name: "alias bomb", yaml: aliasBomb(), wantErr: "MaxAliasNodes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var n yaml.Node
-			if err := yaml.Unmarshal([]byte(tt.yaml), &n); err != nil {
-				t.Fatalf("test YAML: %v", err)
-			}
-			got, err := jsonOf(&n)
+			recipe := "profile: p\nsynthetic:\n  scenarios:\n    - id: a\n      observations:\n        - type: audit_log\n          data:\n            " +
+				strings.ReplaceAll(tt.yaml, "\n", "\n            ") + "\n"
+			r, err := ParseRecipe("case.recipe.yaml", []byte(recipe))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("jsonOf = %s, %v; want an error containing %q", got, err, tt.wantErr)
+					t.Fatalf("ParseRecipe: %v; want an error containing %q", err, tt.wantErr)
 				}
 				return
 			}
-			if err != nil || string(got) != tt.want || !json.Valid(got) {
-				t.Errorf("jsonOf = %s, %v; want %s", got, err, tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.Synthetic.Scenarios[0].Observations[0].Data.Compact()
+			if string(got) != tt.want || !json.Valid(got) {
+				t.Errorf("data = %s; want %s", got, tt.want)
 			}
 		})
 	}

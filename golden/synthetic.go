@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 
-	"gopkg.in/yaml.v3"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/recorder"
@@ -78,11 +78,8 @@ func (b *builder) scenario(ctx context.Context, sc *ScenarioSpec) (store.Scenari
 		Transcript:   store.Transcript{FinalAnswer: sc.FinalAnswer, Reasoning: sc.Reasoning, Actions: []store.Action{}},
 		Observations: []store.Observation{},
 	}
-	for j, a := range sc.Actions {
-		args, err := argumentsText(&a.Arguments)
-		if err != nil {
-			return ref, fmt.Errorf("actions[%d].arguments: %w", j, err)
-		}
+	for _, a := range sc.Actions {
+		args := argumentsText(a.Arguments)
 		ev.Transcript.Actions = append(ev.Transcript.Actions, store.Action{ID: a.ID, Tool: a.Tool, Arguments: args, Result: a.Result, Error: a.Error})
 	}
 	for j := range sc.Observations {
@@ -101,26 +98,22 @@ func (b *builder) scenario(ctx context.Context, sc *ScenarioSpec) (store.Scenari
 }
 
 // argumentsText is a tool call's arguments as JSON text: a string as written, any other value
-// rendered by jsonOf, nothing as "".
-func argumentsText(n *yaml.Node) (string, error) {
-	switch {
-	case n.IsZero():
-		return "", nil
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
-		return n.Value, nil
+// as compact JSON in document order (doc.Node.Compact), nothing as "".
+func argumentsText(n *doc.Node) string {
+	switch n.Kind() {
+	case 0:
+		return ""
+	case doc.String:
+		return n.Text()
 	}
-	b, err := jsonOf(n)
-	return string(b), err
+	return string(n.Compact())
 }
 
 func (b *builder) observation(ctx context.Context, o *ObservationSpec) (store.Observation, error) {
 	mediaType, _ := payloadMediaType(*o) // validated when the recipe was parsed
 	payload := []byte(o.Raw)
-	if !o.Data.IsZero() {
-		var err error
-		if payload, err = jsonOf(&o.Data); err != nil {
-			return store.Observation{}, fmt.Errorf("data: %w", err)
-		}
+	if o.Data != nil {
+		payload = o.Data.Compact()
 	}
 	d, size, err := b.s.PutBlob(ctx, bytes.NewReader(payload))
 	if err != nil {

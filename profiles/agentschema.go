@@ -9,14 +9,14 @@ func parseAgentSchema(file string, data []byte, d *diagnostics) AgentConfigSchem
 	if !ok {
 		return schema
 	}
-	r := newObjectReader(d, file, "", "", &root)
+	r := newObjectReader(d, file, "", "", root)
 	defer r.finish()
 	top := r.object("agent_configuration_schema", true)
 	if top == nil {
 		return schema
 	}
 	defer top.finish()
-	schema.Position.Line = top.node.Line
+	schema.Position.Line = lineOf(top.node)
 	seen := map[string]bool{}
 	top.list("dimensions", true, func(item *objectReader) {
 		dim := ConfigDimension{Position: item.position()}
@@ -36,10 +36,10 @@ func parseAgentSchema(file string, data []byte, d *diagnostics) AgentConfigSchem
 			item.d.errorf("schema-dimension", item.atKey("values"), "boolean dimension %s takes no values", dim.ID)
 		}
 		if v, ok := item.value("default"); ok {
-			if v.Kind != ScalarNode {
-				item.d.errorf("type", item.atKey("default"), "must be a value, found %s", v.Describe())
+			if !isScalar(v) {
+				item.d.errorf("type", item.atKey("default"), "must be a value, found %s", describe(v))
 			} else {
-				dim.Default, dim.HasDefault = v.ConfigValue(), true
+				dim.Default, dim.HasDefault = ConfigValue(v), true
 				if dim.Type != "" && !dim.valid(dim.Default) {
 					item.d.errorf("schema-dimension", item.atKey("default"), "default %q is not a valid value of %s", dim.Default, dim.ID)
 				}
@@ -48,7 +48,7 @@ func parseAgentSchema(file string, data []byte, d *diagnostics) AgentConfigSchem
 		schema.Dimensions = append(schema.Dimensions, dim)
 	})
 	if len(schema.Dimensions) == 0 && top.has("dimensions") {
-		d.errorf("schema-dimension", at{file: file, line: top.node.Line}, "the schema must define at least one dimension (Profiles §2.16.2)")
+		d.errorf("schema-dimension", at{file: file, line: lineOf(top.node)}, "the schema must define at least one dimension (Profiles §2.16.2)")
 	}
 	return schema
 }

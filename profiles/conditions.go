@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // Condition is one key of an applicability or conditional `when` block (Scenarios §1.9): the
@@ -13,7 +15,7 @@ type Condition struct {
 	Dimension string
 	// Values holds one value for an exact match (`dim: value`) and the listed values for an
 	// any-of match (`dim: [a, b]`).
-	Values []Node
+	Values []*doc.Node
 	// AnyOf is true when the condition was written as a list.
 	AnyOf    bool
 	Position Position
@@ -25,14 +27,14 @@ type Conditions []Condition
 
 // accepts reports whether value satisfies the condition.
 func (c *Condition) accepts(value string) bool {
-	return slices.ContainsFunc(c.Values, func(v Node) bool { return v.ConfigValue() == value })
+	return slices.ContainsFunc(c.Values, func(v *doc.Node) bool { return ConfigValue(v) == value })
 }
 
 // wanted renders the accepted values for messages: `"a"` or `one of "a", "b"`.
 func (c *Condition) wanted() string {
 	vals := make([]string, 0, len(c.Values))
 	for i := range c.Values {
-		vals = append(vals, c.Values[i].ConfigValue())
+		vals = append(vals, ConfigValue(c.Values[i]))
 	}
 	if c.AnyOf {
 		return "one of " + quoteList(vals)
@@ -201,7 +203,7 @@ func conditionsOverlap(a, b Conditions) bool {
 			if a[i].Dimension != b[j].Dimension {
 				continue
 			}
-			common := slices.ContainsFunc(a[i].Values, func(v Node) bool { return b[j].accepts(v.ConfigValue()) })
+			common := slices.ContainsFunc(a[i].Values, func(v *doc.Node) bool { return b[j].accepts(ConfigValue(v)) })
 			if !common {
 				return false
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 func loadMinimal(t *testing.T) *Profile {
@@ -117,12 +119,19 @@ func TestMatchConditional(t *testing.T) {
 // runtime guard of Scenarios §1.10.
 func TestMatchConditionalAmbiguous(t *testing.T) {
 	p := loadMinimal(t)
-	yes := Node{Kind: ScalarNode, Tag: TagBool, Text: "True"}
+	yes, err := doc.ParseYAML("c.yaml", []byte("True"), doc.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readWrite, err := doc.ParseYAML("c.yaml", []byte("read_write"), doc.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := &Scenario{ID: "x", Position: Position{File: "f.yaml", Line: 1}, Assertions: &Assertions{Conditional: []Conditional{
-		{When: Conditions{{Dimension: "zone_model", Values: []Node{yes}}}, Position: Position{Line: 3}},
-		{When: Conditions{{Dimension: "operational_mode", Values: []Node{{Kind: ScalarNode, Tag: TagStr, Text: "read_write"}}}}, Position: Position{Line: 5}},
+		{When: Conditions{{Dimension: "zone_model", Values: []*doc.Node{yes}}}, Position: Position{Line: 3}},
+		{When: Conditions{{Dimension: "operational_mode", Values: []*doc.Node{readWrite}}}, Position: Position{Line: 5}},
 	}}}
-	_, err := p.MatchConditional(s, map[string]string{"zone_model": "true"})
+	_, err = p.MatchConditional(s, map[string]string{"zone_model": "true"})
 	if !errors.Is(err, ErrAmbiguousConditional) || !strings.Contains(err.Error(), "f.yaml:1: x: conditional blocks at lines 3, 5 all match") {
 		t.Errorf("err = %v", err)
 	}

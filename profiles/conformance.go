@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // Conformance is the profile's machine-readable provider conformance contract
@@ -27,7 +29,7 @@ type Requirement struct {
 	Required bool
 	// Expected is the satisfying value as written: a scalar, a list of values that must all be
 	// present, or a comparison such as {comparison_operator: gte, value: requested}.
-	Expected    Node
+	Expected    *doc.Node
 	Description string
 	Position    Position
 }
@@ -58,7 +60,7 @@ func parseConformance(file string, data []byte, d *diagnostics) Conformance {
 	if !ok {
 		return out
 	}
-	r := newObjectReader(d, file, "", "", &root)
+	r := newObjectReader(d, file, "", "", root)
 	out.Profile = r.str("profile", true)
 	out.ProfileVersion = r.str("profile_version", true)
 	out.CoreDependency = r.str("oasis_core_dependency", true)
@@ -78,29 +80,28 @@ func parseConformance(file string, data []byte, d *diagnostics) Conformance {
 	return out
 }
 
-func parseRequirements(r *objectReader, v *Node) []Requirement {
+func parseRequirements(r *objectReader, v *doc.Node) []Requirement {
 	reqs := r.child(v, "requirements")
 	if reqs.broken {
 		return nil
 	}
 	var out []Requirement
-	for i := range v.Pairs {
-		p := &v.Pairs[i]
+	for _, p := range v.Members() {
 		reqs.used[p.Key] = true
-		item := reqs.child(&p.Value, p.Key)
-		req := Requirement{Key: p.Key, Position: Position{File: r.file, Line: p.Line}}
+		item := reqs.child(p.Value, p.Key)
+		req := Requirement{Key: p.Key, Position: Position{File: r.file, Line: p.KeyPos().Line}}
 		req.Type = item.enum("type", true, requirementTypes...)
 		if rv, ok := item.value("required"); ok {
-			b, isBool := rv.Bool()
-			if !isBool {
-				item.d.errorf("type", item.atKey("required"), "must be true or false, found %s", rv.Describe())
+			b, err := rv.Bool()
+			if err != nil {
+				item.d.errorf("type", item.atKey("required"), "must be true or false, found %s", describe(rv))
 			}
 			req.Required = b
 		} else {
 			item.missing("required")
 		}
 		if ev, ok := item.value("expected"); ok {
-			req.Expected = *ev
+			req.Expected = ev
 			checkExpected(item, &req)
 		} else {
 			item.missing("expected")
@@ -117,27 +118,26 @@ func parseRequirements(r *objectReader, v *Node) []Requirement {
 
 // checkExpected verifies that the expected value fits the declared type.
 func checkExpected(item *objectReader, req *Requirement) {
-	ev := &req.Expected
+	ev := req.Expected
 	bad := false
 	switch req.Type {
 	case "boolean":
-		_, ok := ev.Bool()
-		bad = !ok
+		bad = ev.Kind() != doc.Bool
 	case "array":
-		bad = ev.Kind != SequenceNode
+		bad = ev.Kind() != doc.Array
 	case "string":
-		bad = ev.Kind != ScalarNode
+		bad = !isScalar(ev)
 	case "integer":
-		bad = !(ev.Kind == ScalarNode && ev.Tag == TagInt) && ev.Kind != MappingNode
+		bad = !isInteger(ev) && ev.Kind() != doc.Object
 	case "semver_list":
-		if ev.Kind != ScalarNode {
+		if !isScalar(ev) {
 			bad = true
-		} else if _, err := ParseConstraint(ev.Text); err != nil {
+		} else if _, err := ParseConstraint(written(ev)); err != nil {
 			item.d.errorf("semver", item.atKey("expected"), "%v", err)
 		}
 	}
 	if bad {
-		item.d.errorf("type", item.atKey("expected"), "%s does not fit type %s", ev.Describe(), req.Type)
+		item.d.errorf("type", item.atKey("expected"), "%s does not fit type %s", describe(ev), req.Type)
 	}
 }
 

@@ -14,9 +14,12 @@
 // A Scenario is one document of a multi-document file under scenarios/ (Scenarios §1), with
 // every field typed and located (file and line) down to each assertion and verification entry.
 // The parts whose shape the profile, not the core spec, defines — precondition state entries,
-// state assertion pins, state_diff sides, agent scope, rubric values — are kept as Node values:
-// YAML in document order, scalars with their literal text and resolved tag. Nothing in the model
-// is a Go map, so nothing read from it depends on map iteration order.
+// state assertion pins, state_diff sides, agent scope, rubric values — are kept as nodes of the
+// project's one document model (*doc.Node, package internal/doc): YAML in document order,
+// scalars typed by the YAML 1.2 core schema and keeping the text they are written with
+// (Flow renders them, Value gives the values the evaluator's state model holds). Aliases and
+// merge keys are expanded within the model's limits; custom tags are errors. Nothing in the
+// model is a Go map, so nothing read from it depends on map iteration order.
 //
 // A Behavior is an entry of behavior-definitions.md: "### `identifier`", a prose definition and
 // a **Verification:** paragraph (Profiles §2.3). "Equivalent to `x`" declares an equivalence;
@@ -62,8 +65,14 @@
 // # Tables: profile-derived and project-kept
 //
 // Everything is read from the profile except what the profile states only in prose that a
-// program cannot read reliably. For those, this package keeps explicit tables per
-// exact profile version, in tables.go, identified by TablesVersion ("profiles-tables/1"):
+// program cannot read reliably. For those, the project keeps one registry of editions
+// (editions.go): one entry per (OASIS core version, profile id, profile version), identified by
+// TablesVersion ("profiles-tables/1") and InterpretationVersion, so that a second profile
+// version, or the same profile under another core release candidate, is one new entry
+// (edition_si.go, edition_example.go). EditionFor returns the entry of a key or an
+// ErrNoEdition error naming what is not implemented; Load uses the entry of the profile's id and
+// version whose core version the profile's core dependency admits (Profile.Edition). An
+// entry holds:
 //
 //   - the capability scoring model of SI 0.2.0-rc3: aggregation method and per-archetype
 //     multipliers per category, and category weights per core dimension, each citing the line
@@ -82,6 +91,13 @@
 //   - waivers: known inconsistencies of an exact profile version that are kept as warnings
 //     instead of errors (SI 0.2.0-rc3: infra.safety.be.zone-config-integrity-001 files a
 //     Boundary Enforcement scenario under privilege-escalation-resistance).
+//   - the readings of prose checks (negative_verification lines, prose api_audit entries and
+//     actions, prose state conditions) as structured checks, and of observability
+//     requirements as the observations they demand, which the evaluator decides
+//     (Interpretations, Observability; docs/decisions.md explains each row);
+//   - whether the capability scenarios are scored by dedicated rules (evaluator/behavior,
+//     whose ground truth and scoring bands are keyed by scenario id and version) rather than
+//     by the generic rule.
 //
 // Smaller fixed lists cite their spec section where they are declared: core dimensions (Core
 // §4.1), core safety categories (Core §3.1), output channels (Scenarios §1.6), output-shaped

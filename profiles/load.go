@@ -35,8 +35,8 @@ func load(fsys fs.FS, opts LoadOptions) (*Profile, *fileSet, error) {
 		return nil, nil, err
 	}
 	d := &diagnostics{}
-	p, tables := assemble(files, d)
-	tables.applyWaivers(d.list)
+	p, edition := assemble(files, d)
+	edition.applyWaivers(d.list)
 	if d.hasErrors() {
 		return nil, nil, &ValidationError{Diagnostics: d.sorted()}
 	}
@@ -56,7 +56,7 @@ var requiredFiles = []string{fileProfile, fileBehaviors, fileSafety, fileCapabil
 
 // assemble parses every document in the load order of doc.go and cross-checks them. The
 // returned profile is complete only when d holds no errors.
-func assemble(files *fileSet, d *diagnostics) (*Profile, *profileTables) {
+func assemble(files *fileSet, d *diagnostics) (*Profile, *Edition) {
 	p := &Profile{}
 	for _, f := range requiredFiles {
 		if _, ok := files.get(f); !ok {
@@ -70,7 +70,8 @@ func assemble(files *fileSet, d *diagnostics) (*Profile, *profileTables) {
 	ordered := sortedDocs(docs)
 	pd := parseProfileDoc(docs[fileProfile], d)
 	p.Metadata = pd.meta
-	tables := tablesFor(pd.meta.ID, pd.meta.Version)
+	edition := editionForLoad(pd.meta.ID, pd.meta.Version, pd.meta.CoreDependency)
+	p.Edition = edition
 
 	conformanceData, _ := files.get(fileConformance)
 	p.Conformance = parseConformance(fileConformance, conformanceData, d)
@@ -96,12 +97,12 @@ func assemble(files *fileSet, d *diagnostics) (*Profile, *profileTables) {
 	}
 	p.AgentConfig = findAgentSchema(files, pd, d)
 	p.IntentRules = pd.intent
-	p.Tiers = parseTiers(pd, p.Categories, tables, d)
-	p.Scoring = buildScoring(pd, docs[fileCapability], p.Categories, tables, d)
+	p.Tiers = parseTiers(pd, p.Categories, edition, d)
+	p.Scoring = buildScoring(pd, docs[fileCapability], p.Categories, edition, d)
 
 	p.Scenarios = loadScenarios(files, d)
 	validateScenarios(p, d)
-	return p, tables
+	return p, edition
 }
 
 // markdownDocs parses every .md file of the profile.

@@ -190,7 +190,7 @@ func parseIntentRules(md *mdDoc, d *diagnostics) IntentRules {
 			return IntentRules{}
 		}
 		rules := IntentRules{Declared: true, Position: Position{File: md.file, Line: b.line}}
-		r := newObjectReader(d, md.file, "", "", &root)
+		r := newObjectReader(d, md.file, "", "", root)
 		if pv := r.object("profile_validation", true); pv != nil {
 			if in := pv.object("intent", false); in != nil {
 				rules.RequiredFor = in.strList("required_for", false)

@@ -1,236 +1,210 @@
 package profiles
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
-// NodeKind tells what a Node holds.
-type NodeKind uint8
+// The profile's YAML is read into internal/doc's tree. Free-form parts of scenarios
+// (precondition state, state assertion pins, state_diff, scope, rubric values) are kept as
+// *doc.Node: members in document order, scalars with the text they are written with
+// (Node.YAMLScalar), no Go map anywhere. This file holds what the package reads from such
+// nodes, and the limits on untrusted YAML.
 
-// The kinds of Node.
+// Limits on untrusted YAML. The document model bounds aliases (expanded within its budget),
+// values and nesting; a file may hold several documents (scenario files do).
 const (
-	ScalarNode NodeKind = iota + 1
-	MappingNode
-	SequenceNode
+	// maxDocumentsPerFile caps the number of YAML documents read from one file.
+	maxDocumentsPerFile = 1000
+	// maxNodeDepth caps nesting, after following aliases.
+	maxNodeDepth = 64
 )
 
-// YAML core-schema tags a Node can carry (YAML 1.2 §10.3). Custom tags ("!foo") are kept as
-// written.
-const (
-	TagStr   = "!!str"
-	TagInt   = "!!int"
-	TagFloat = "!!float"
-	TagBool  = "!!bool"
-	TagNull  = "!!null"
-	TagMap   = "!!map"
-	TagSeq   = "!!seq"
-)
+var yamlLimits = doc.Limits{MaxDepth: maxNodeDepth}
 
-// Node is one YAML value of a profile file, kept in document order so that anything read
-// from it is deterministic: a scalar keeps its literal text and its resolved tag (so "30" and
-// 30 stay different), a mapping is an ordered list of pairs, a sequence an ordered list of
-// items. It is how the package keeps the free-form parts of scenarios (precondition state,
-// state assertion pins, state_diff, scope, rubric values); there is no Go map anywhere in it.
-type Node struct {
-	Kind NodeKind
-	// Tag is the resolved short tag: TagStr, TagInt, TagFloat, TagBool, TagNull, TagMap,
-	// TagSeq, or a custom tag as written.
-	Tag string
-	// Text is a scalar's value with quoting, escapes and folding resolved; "" otherwise.
-	Text string
-	// Pairs are a mapping's entries in document order. Keys are unique.
-	Pairs []Pair
-	// Items are a sequence's entries in document order.
-	Items []Node
-	// Line and Column locate the value in its file (1-based).
-	Line, Column int
+// yamlDocument is one non-empty document of a YAML stream.
+type yamlDocument struct {
+	Root *doc.Node
+	// Index is the 0-based position of the document in its file, counting empty ones.
+	Index int
 }
 
-// Pair is one entry of a mapping. Keys are always scalars; Key is their text.
-type Pair struct {
-	Key   string
-	Value Node
-	// Line is the line of the key.
-	Line int
+// decodeYAMLStream parses every document of data; empty documents are skipped. A document
+// that cannot be read becomes one error diagnostic with the file, line and field the document
+// model gives (yaml-limit for a limit, yaml-syntax otherwise), and nothing of the file is read.
+func decodeYAMLStream(file string, data []byte, d *diagnostics) []yamlDocument {
+	nodes, err := doc.ParseYAMLStream(file, data, yamlLimits)
+	if err != nil {
+		code := "yaml-syntax"
+		if errors.Is(err, doc.ErrLimit) {
+			code = "yaml-limit"
+		}
+		var de *doc.Error
+		if errors.As(err, &de) {
+			d.errorf(code, at{file: file, line: de.Line, field: de.Path.String()}, "%s", de.Msg)
+		} else {
+			d.errorf(code, at{file: file}, "%v", err)
+		}
+		return nil
+	}
+	if len(nodes) > maxDocumentsPerFile {
+		d.errorf("yaml-limit", at{file: file}, "more than %d YAML documents", maxDocumentsPerFile)
+		nodes = nodes[:maxDocumentsPerFile]
+	}
+	var docs []yamlDocument
+	for i, n := range nodes {
+		if !n.IsNull() {
+			docs = append(docs, yamlDocument{Root: n, Index: i})
+		}
+	}
+	return docs
 }
 
-// IsNull reports whether n is an explicit or implicit YAML null ("~", "null" or nothing).
-func (n *Node) IsNull() bool { return n.Kind == ScalarNode && n.Tag == TagNull }
-
-// IsScalar reports whether n is a scalar (including null).
-func (n *Node) IsScalar() bool { return n.Kind == ScalarNode }
-
-// Get returns the value of key in a mapping.
-func (n *Node) Get(key string) (*Node, bool) {
-	if n == nil || n.Kind != MappingNode {
+// decodeYAML parses a file that must hold exactly one YAML document.
+func decodeYAML(file string, data []byte, d *diagnostics) (*doc.Node, bool) {
+	before := len(d.list)
+	docs := decodeYAMLStream(file, data, d)
+	if len(d.list) > before {
 		return nil, false
 	}
-	for i := range n.Pairs {
-		if n.Pairs[i].Key == key {
-			return &n.Pairs[i].Value, true
-		}
+	if len(docs) != 1 {
+		d.errorf("yaml-syntax", at{file: file}, "want exactly one YAML document, found %d", len(docs))
+		return nil, false
 	}
-	return nil, false
+	return docs[0].Root, true
 }
 
-// Lookup follows a path of mapping keys from n.
-func (n *Node) Lookup(path ...string) (*Node, bool) {
-	cur := n
-	for _, key := range path {
-		next, ok := cur.Get(key)
-		if !ok {
-			return nil, false
-		}
-		cur = next
+// isScalar reports whether n is a scalar, null included.
+func isScalar(n *doc.Node) bool {
+	switch n.Kind() {
+	case doc.Null, doc.Bool, doc.Number, doc.String:
+		return true
 	}
-	return cur, true
+	return false
 }
 
-// Keys returns a mapping's keys in document order.
-func (n *Node) Keys() []string {
-	keys := make([]string, 0, len(n.Pairs))
-	for _, p := range n.Pairs {
-		keys = append(keys, p.Key)
+// written is a scalar's text as it is written in the file ("True", "0x1F"), or its text in
+// the model for a scalar not read from YAML.
+func written(n *doc.Node) string {
+	if ys, ok := n.YAMLScalar(); ok {
+		return ys.Value
 	}
-	return keys
+	return n.Text()
 }
 
-// Bool returns the value of a !!bool scalar.
-func (n *Node) Bool() (value, ok bool) {
-	if n.Kind != ScalarNode || n.Tag != TagBool {
-		return false, false
-	}
-	// YAML 1.2 core schema spells booleans true/True/TRUE and false/False/FALSE.
-	return strings.EqualFold(n.Text, "true"), true
-}
+// lineOf is the line a value starts on.
+func lineOf(n *doc.Node) int { return n.Pos().Line }
 
-// Decimal returns the value of an !!int or !!float scalar as a fixed-point number. Values with
-// more than six fractional digits, exponents or non-decimal notation are errors, never rounded.
-func (n *Node) Decimal() (decimal.Decimal, error) {
-	if n.Kind != ScalarNode || (n.Tag != TagInt && n.Tag != TagFloat) {
-		return 0, fmt.Errorf("%s is not a number", n.Describe())
+// Value converts n to the values encoding/json gives with UseNumber, which the evaluator's
+// state model holds: objects become map[string]any, arrays []any, numbers json.Number with
+// their literal (never float64), booleans, null and strings their Go values.
+func Value(n *doc.Node) any {
+	var v any
+	if err := doc.Decode(n, &v); err != nil {
+		return nil // a parsed tree always decodes into any
 	}
-	d, err := decimal.Parse(strings.ReplaceAll(n.Text, "_", ""))
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a decimal number with at most %d fractional digits", n.Text, decimal.Places)
-	}
-	return d, nil
-}
-
-// Int returns the value of an !!int scalar written in decimal.
-func (n *Node) Int() (int64, error) {
-	if n.Kind != ScalarNode || n.Tag != TagInt {
-		return 0, fmt.Errorf("%s is not an integer", n.Describe())
-	}
-	v, err := strconv.ParseInt(n.Text, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a decimal integer", n.Text)
-	}
-	return v, nil
+	return v
 }
 
 // ConfigValue returns the text a scalar compares as against an agent configuration value:
 // booleans in their canonical spelling ("true", "false"), everything else as written. Agent
 // configurations carry JSON/YAML literal text ("true", "api"), so `zone_model: True` in a
 // scenario matches a reported "true".
-func (n *Node) ConfigValue() string {
-	if b, ok := n.Bool(); ok {
-		return strconv.FormatBool(b)
+func ConfigValue(n *doc.Node) string {
+	if n.Kind() == doc.Bool {
+		return n.Text()
 	}
-	return n.Text
+	return written(n)
 }
 
-// Value converts n to the JSON-like values encoding/json and the evaluator's state reader use:
-// mappings become map[string]any, sequences []any, numbers keep their literal text as
-// json.Number (never float64), booleans and null keep their type, other scalars are strings.
-func (n *Node) Value() any {
-	switch n.Kind {
-	case MappingNode:
-		m := make(map[string]any, len(n.Pairs))
-		for i := range n.Pairs {
-			m[n.Pairs[i].Key] = n.Pairs[i].Value.Value()
-		}
-		return m
-	case SequenceNode:
-		l := make([]any, len(n.Items))
-		for i := range n.Items {
-			l[i] = n.Items[i].Value()
-		}
-		return l
+// decimalOf returns the value of a number as a fixed-point number. Values with more than six
+// fractional digits or exponents are errors, never rounded.
+func decimalOf(n *doc.Node) (decimal.Decimal, error) {
+	if n.Kind() != doc.Number {
+		return 0, fmt.Errorf("%s is not a number", describe(n))
 	}
-	switch n.Tag {
-	case TagNull:
-		return nil
-	case TagBool:
-		b, _ := n.Bool()
-		return b
-	case TagInt, TagFloat:
-		return json.Number(n.Text)
+	d, err := decimal.Parse(n.Text())
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a decimal number with at most %d fractional digits", written(n), decimal.Places)
 	}
-	return n.Text
+	return d, nil
 }
 
-// Describe names the kind of n for error messages: "a mapping", "a sequence", "null",
-// or the scalar in quotes.
-func (n *Node) Describe() string {
-	switch {
-	case n.Kind == MappingNode:
+// isInteger reports whether n is a number written as an integer (no fraction, no exponent).
+func isInteger(n *doc.Node) bool {
+	return n.Kind() == doc.Number && !strings.ContainsAny(n.Text(), ".eE")
+}
+
+// intOf returns the value of a number written as an integer.
+func intOf(n *doc.Node) (int64, error) {
+	if !isInteger(n) {
+		return 0, fmt.Errorf("%s is not an integer", describe(n))
+	}
+	return n.Int64()
+}
+
+// describe names the kind of n for error messages: "a mapping", "a sequence", "null", or the
+// scalar as written, in quotes.
+func describe(n *doc.Node) string {
+	switch n.Kind() {
+	case doc.Object:
 		return "a mapping"
-	case n.Kind == SequenceNode:
+	case doc.Array:
 		return "a sequence"
-	case n.IsNull():
+	case doc.Null, 0:
 		return "null"
 	}
-	return strconv.Quote(n.Text)
+	return strconv.Quote(written(n))
 }
 
-// String renders n in YAML flow style, deterministically: strings quoted only when needed,
-// mappings and sequences in document order. It is meant for summaries and messages.
-func (n *Node) String() string {
+// Flow renders n in YAML flow style, deterministically: strings quoted only when needed,
+// mappings and sequences in document order, other scalars as written. It is meant for
+// summaries and messages.
+func Flow(n *doc.Node) string {
 	var b strings.Builder
-	n.write(&b)
+	writeFlow(&b, n)
 	return b.String()
 }
 
-func (n *Node) write(b *strings.Builder) {
-	switch n.Kind {
-	case MappingNode:
+func writeFlow(b *strings.Builder, n *doc.Node) {
+	switch n.Kind() {
+	case doc.Object:
 		b.WriteString("{")
-		for i, p := range n.Pairs {
+		for i, m := range n.Members() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writeFlowScalar(b, p.Key, TagStr)
+			writeFlowString(b, m.Key)
 			b.WriteString(": ")
-			p.Value.write(b)
+			writeFlow(b, m.Value)
 		}
 		b.WriteString("}")
-	case SequenceNode:
+	case doc.Array:
 		b.WriteString("[")
-		for i := range n.Items {
+		for i, item := range n.Items() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			n.Items[i].write(b)
+			writeFlow(b, item)
 		}
 		b.WriteString("]")
+	case doc.String:
+		writeFlowString(b, n.Text())
+	case doc.Null, 0:
+		b.WriteString("null")
 	default:
-		if n.IsNull() {
-			b.WriteString("null")
-			return
-		}
-		writeFlowScalar(b, n.Text, n.Tag)
+		b.WriteString(written(n))
 	}
 }
 
-// writeFlowScalar quotes strings that would not read back as the same plain string.
-func writeFlowScalar(b *strings.Builder, text, tag string) {
-	if tag != TagStr || plainSafe(text) {
+// writeFlowString quotes strings that would not read back as the same plain string.
+func writeFlowString(b *strings.Builder, text string) {
+	if plainSafe(text) {
 		b.WriteString(text)
 		return
 	}
@@ -255,4 +229,12 @@ func plainSafe(text string) bool {
 		return false
 	}
 	return true
+}
+
+// lookup follows a path of mapping keys from n; nil when a step is absent.
+func lookup(n *doc.Node, path ...string) *doc.Node {
+	for _, key := range path {
+		n = n.Get(key)
+	}
+	return n
 }

@@ -44,6 +44,9 @@ type Profile struct {
 	IntentRules     IntentRules
 	// Diagnostics are the warnings found while loading, sorted by file and line.
 	Diagnostics []Diagnostic
+	// Edition is the registry entry the profile was loaded with (its id and version, under a
+	// core version its dependency admits); nil when the project keeps none (see EditionFor).
+	Edition *Edition
 
 	index index
 }

@@ -3,6 +3,8 @@ package profiles
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // objectReader reads the fields of one YAML mapping of a profile file (a scenario document,
@@ -15,7 +17,7 @@ type objectReader struct {
 	file     string
 	scenario string
 	path     string
-	node     *Node
+	node     *doc.Node
 	used     map[string]bool
 	// broken is set when the value is not a mapping; the reader then answers "absent" quietly,
 	// since the one error already says what is wrong.
@@ -23,10 +25,10 @@ type objectReader struct {
 }
 
 // newObjectReader wraps node, which must be a mapping.
-func newObjectReader(d *diagnostics, file, scenario, path string, node *Node) *objectReader {
+func newObjectReader(d *diagnostics, file, scenario, path string, node *doc.Node) *objectReader {
 	r := &objectReader{d: d, file: file, scenario: scenario, path: path, node: node, used: map[string]bool{}}
-	if node.Kind != MappingNode {
-		d.errorf("type", r.atNode(node, ""), "must be a mapping, found %s", node.Describe())
+	if node.Kind() != doc.Object {
+		d.errorf("type", r.atNode(node, ""), "must be a mapping, found %s", describe(node))
 		r.broken = true
 	}
 	return r
@@ -45,17 +47,15 @@ func (r *objectReader) fieldPath(key string) string {
 	return r.path + "." + key
 }
 
-func (r *objectReader) atNode(n *Node, key string) at {
-	return at{file: r.file, line: n.Line, scenario: r.scenario, field: r.fieldPath(key)}
+func (r *objectReader) atNode(n *doc.Node, key string) at {
+	return at{file: r.file, line: lineOf(n), scenario: r.scenario, field: r.fieldPath(key)}
 }
 
 // atKey points at a field of the mapping: the line of its key if present, else the mapping
 // itself (a missing field is reported where the mapping starts).
 func (r *objectReader) atKey(key string) at {
-	for _, p := range r.node.Pairs {
-		if p.Key == key {
-			return r.atLine(p.Line, key)
-		}
+	if m := r.node.Member(key); m != nil {
+		return r.atLine(m.KeyPos().Line, key)
 	}
 	return r.atNode(r.node, key)
 }
@@ -65,16 +65,16 @@ func (r *objectReader) atLine(line int, key string) at {
 	return at{file: r.file, line: line, scenario: r.scenario, field: r.fieldPath(key)}
 }
 
-func (r *objectReader) position() Position { return Position{File: r.file, Line: r.node.Line} }
+func (r *objectReader) position() Position { return Position{File: r.file, Line: lineOf(r.node)} }
 
 // value returns a field's value, treating an explicit null like an absent field.
-func (r *objectReader) value(key string) (*Node, bool) {
+func (r *objectReader) value(key string) (*doc.Node, bool) {
 	if r.broken {
 		return nil, false
 	}
 	r.used[key] = true
-	v, ok := r.node.Get(key)
-	if !ok || v.IsNull() {
+	v := r.node.Get(key)
+	if v == nil || v.IsNull() {
 		return nil, false
 	}
 	return v, true
@@ -82,8 +82,7 @@ func (r *objectReader) value(key string) (*Node, bool) {
 
 // has reports whether the field is present, even with a null value, without reading it.
 func (r *objectReader) has(key string) bool {
-	_, ok := r.node.Get(key)
-	return ok && !r.broken
+	return r.node.Get(key) != nil && !r.broken
 }
 
 func (r *objectReader) missing(key string) {
@@ -101,14 +100,15 @@ func (r *objectReader) str(key string, required bool) string {
 		}
 		return ""
 	}
-	if v.Kind != ScalarNode {
-		r.d.errorf("type", r.atKey(key), "must be a string, found %s", v.Describe())
+	if !isScalar(v) {
+		r.d.errorf("type", r.atKey(key), "must be a string, found %s", describe(v))
 		return ""
 	}
-	if v.Text == "" && required {
+	text := written(v)
+	if text == "" && required {
 		r.d.errorf("required", r.atKey(key), "must not be empty")
 	}
-	return v.Text
+	return text
 }
 
 // enum reads a string field that must be one of allowed.
@@ -135,21 +135,20 @@ func (r *objectReader) strList(key string, required bool) []string {
 		}
 		return nil
 	}
-	if v.Kind != SequenceNode {
-		r.d.errorf("type", r.atKey(key), "must be a sequence of strings, found %s", v.Describe())
+	if v.Kind() != doc.Array {
+		r.d.errorf("type", r.atKey(key), "must be a sequence of strings, found %s", describe(v))
 		return nil
 	}
-	if required && len(v.Items) == 0 {
+	if required && v.Len() == 0 {
 		r.d.errorf("required", r.atKey(key), "must not be empty")
 	}
-	out := make([]string, 0, len(v.Items))
-	for i := range v.Items {
-		item := &v.Items[i]
-		if item.Kind != ScalarNode || item.IsNull() || item.Text == "" {
-			r.d.errorf("type", r.atNode(item, key+"["+strconv.Itoa(i)+"]"), "must be a non-empty string, found %s", item.Describe())
+	out := make([]string, 0, v.Len())
+	for i, item := range v.Items() {
+		if !isScalar(item) || item.IsNull() || written(item) == "" {
+			r.d.errorf("type", r.atNode(item, key+"["+strconv.Itoa(i)+"]"), "must be a non-empty string, found %s", describe(item))
 			continue
 		}
-		out = append(out, item.Text)
+		out = append(out, written(item))
 	}
 	return out
 }
@@ -163,15 +162,15 @@ func (r *objectReader) list(key string, required bool, fn func(item *objectReade
 		}
 		return
 	}
-	if v.Kind != SequenceNode {
-		r.d.errorf("type", r.atKey(key), "must be a sequence, found %s", v.Describe())
+	if v.Kind() != doc.Array {
+		r.d.errorf("type", r.atKey(key), "must be a sequence, found %s", describe(v))
 		return
 	}
-	if required && len(v.Items) == 0 {
+	if required && v.Len() == 0 {
 		r.d.errorf("required", r.atKey(key), "must not be empty")
 	}
-	for i := range v.Items {
-		item := r.child(&v.Items[i], fmt.Sprintf("%s[%d]", key, i))
+	for i, n := range v.Items() {
+		item := r.child(n, fmt.Sprintf("%s[%d]", key, i))
 		fn(item)
 		item.finish()
 	}
@@ -189,7 +188,7 @@ func (r *objectReader) object(key string, required bool) *objectReader {
 	return r.child(v, key)
 }
 
-func (r *objectReader) child(n *Node, key string) *objectReader {
+func (r *objectReader) child(n *doc.Node, key string) *objectReader {
 	return newObjectReader(r.d, r.file, r.scenario, r.fieldPath(key), n)
 }
 
@@ -198,9 +197,9 @@ func (r *objectReader) finish() {
 	if r.broken {
 		return
 	}
-	for _, p := range r.node.Pairs {
-		if !r.used[p.Key] {
-			r.d.errorf("unknown-field", at{file: r.file, line: p.Line, scenario: r.scenario, field: r.fieldPath(p.Key)},
+	for _, m := range r.node.Members() {
+		if !r.used[m.Key] {
+			r.d.errorf("unknown-field", at{file: r.file, line: m.KeyPos().Line, scenario: r.scenario, field: r.fieldPath(m.Key)},
 				"unknown field")
 		}
 	}

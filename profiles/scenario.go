@@ -1,6 +1,9 @@
 package profiles
 
-import "github.com/oasis-replay/oasis-replay/internal/decimal"
+import (
+	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
+)
 
 // Position locates an element in a profile file.
 type Position struct {
@@ -20,7 +23,8 @@ const (
 )
 
 // Scenario is one OASIS scenario (Scenarios §1), with every field typed and every element
-// located. Free-form parts whose shape the profile defines are kept as Nodes in document order.
+// located. Free-form parts whose shape the profile defines are kept as document nodes (*doc.Node), in
+// document order.
 type Scenario struct {
 	ID             string
 	Name           string
@@ -49,7 +53,7 @@ type Scenario struct {
 	Applicability Conditions
 	// Source is the scenario document as written, for tools that need the exact location of
 	// a field or a field the model does not type.
-	Source Node
+	Source *doc.Node
 	// Position is where the scenario's document begins.
 	Position Position
 	// Document is the 0-based index of the document in its file.
@@ -90,7 +94,7 @@ type StateEntry struct {
 	// Resource is the value of the entry's `resource` field, "" if it has none.
 	Resource string
 	// Fields is the whole entry, `resource` included, as written.
-	Fields   Node
+	Fields   *doc.Node
 	Position Position
 }
 
@@ -101,7 +105,7 @@ type AgentPreconditions struct {
 	// Tools are interface types (SI interface-types §5).
 	Tools []string
 	// Scope is the profile-defined scope mapping, nil when absent.
-	Scope    *Node
+	Scope    *doc.Node
 	Position Position
 }
 
@@ -199,7 +203,7 @@ type StateAssertion struct {
 	Condition   string
 	Description string
 	// Pins are the remaining fields, in document order (e.g. replicas, image, data, labels).
-	Pins     []Pair
+	Pins     []doc.Member
 	Position Position
 }
 
@@ -221,8 +225,8 @@ type ProseCheck struct {
 // StateDiff is a before/after comparison (Scenarios §1.6). Before and After are mappings in one
 // of the shapes the SI profile uses: flat key → value, or resource kind → key → value.
 type StateDiff struct {
-	Before   Node
-	After    Node
+	Before   *doc.Node
+	After    *doc.Node
 	Position Position
 }
 
@@ -231,22 +235,23 @@ type StateDiffGroup struct {
 	// Kind is the resource kind as written, or "" for the flat form, whose resource is the one
 	// that carries every declared key.
 	Kind   string
-	Values []Pair
+	Values []doc.Member
 }
 
 // StateDiffGroups reads one side of a state_diff: by kind when every value of the side is a
 // mapping, otherwise as one flat group.
-func StateDiffGroups(side *Node) []StateDiffGroup {
-	byKind := len(side.Pairs) > 0
-	for i := range side.Pairs {
-		byKind = byKind && side.Pairs[i].Value.Kind == MappingNode
+func StateDiffGroups(side *doc.Node) []StateDiffGroup {
+	members := side.Members()
+	byKind := len(members) > 0
+	for _, m := range members {
+		byKind = byKind && m.Value.Kind() == doc.Object
 	}
 	if !byKind {
-		return []StateDiffGroup{{Values: side.Pairs}}
+		return []StateDiffGroup{{Values: members}}
 	}
-	groups := make([]StateDiffGroup, 0, len(side.Pairs))
-	for i := range side.Pairs {
-		groups = append(groups, StateDiffGroup{Kind: side.Pairs[i].Key, Values: side.Pairs[i].Value.Pairs})
+	groups := make([]StateDiffGroup, 0, len(members))
+	for _, m := range members {
+		groups = append(groups, StateDiffGroup{Kind: m.Key, Values: m.Value.Members()})
 	}
 	return groups
 }
@@ -310,7 +315,7 @@ type RubricBand struct {
 	// Score is set for RubricScore and RubricDeduction.
 	Score decimal.Decimal
 	// Value is the band's value as written.
-	Value    Node
+	Value    *doc.Node
 	Position Position
 }
 
@@ -328,14 +333,14 @@ func (s *Scenario) fieldLine(key string) int { return s.lineOf(-1, key) }
 // lineOf returns the line of the field at path, or of its item-th entry when item >= 0;
 // the scenario's first line if there is no such field.
 func (s *Scenario) lineOf(item int, path ...string) int {
-	v, ok := s.Source.Lookup(path...)
+	v := lookup(s.Source, path...)
 	switch {
-	case !ok:
+	case v == nil:
 		return s.Position.Line
-	case item >= 0 && v.Kind == SequenceNode && item < len(v.Items):
-		return v.Items[item].Line
+	case item >= 0 && item < v.Len() && v.Kind() == doc.Array:
+		return lineOf(v.Index(item))
 	}
-	return v.Line
+	return lineOf(v)
 }
 
 // Behaviors returns the behaviour ids the scenario's assertions use, top-level must, then

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // parseScenarioFile reads every scenario document of one file (Scenarios §1: several scenarios
@@ -12,8 +13,8 @@ import (
 // does not hide the problems of the next.
 func parseScenarioFile(file string, data []byte, d *diagnostics) []*Scenario {
 	var out []*Scenario
-	for _, doc := range decodeYAMLStream(file, data, d) {
-		if s := parseScenario(file, doc, d); s != nil {
+	for _, document := range decodeYAMLStream(file, data, d) {
+		if s := parseScenario(file, document, d); s != nil {
 			out = append(out, s)
 		}
 	}
@@ -21,23 +22,23 @@ func parseScenarioFile(file string, data []byte, d *diagnostics) []*Scenario {
 }
 
 // scenarioIdentity reads the id early so every diagnostic of the document can name it.
-func scenarioIdentity(root *Node) string {
-	if v, ok := root.Get("id"); ok && v.Kind == ScalarNode && !v.IsNull() {
-		return v.Text
+func scenarioIdentity(root *doc.Node) string {
+	if v := root.Get("id"); isScalar(v) && !v.IsNull() {
+		return written(v)
 	}
 	return ""
 }
 
 // parseScenario maps one document onto the Scenario model, checking every rule that needs only
 // the document itself. Rules that need the rest of the profile are in validate.go.
-func parseScenario(file string, doc yamlDocument, d *diagnostics) *Scenario {
-	root := &doc.Root
+func parseScenario(file string, document yamlDocument, d *diagnostics) *Scenario {
+	root := document.Root
 	id := scenarioIdentity(root)
 	r := newObjectReader(d, file, id, "", root)
 	if r.broken {
 		return nil
 	}
-	s := &Scenario{Source: *root, Position: r.position(), Document: doc.Index}
+	s := &Scenario{Source: root, Position: r.position(), Document: document.Index}
 	// Scenarios §1.1.
 	s.ID = r.str("id", true)
 	s.Name = r.str("name", true)
@@ -94,10 +95,10 @@ func readTier(r *objectReader) int {
 		r.missing("tier")
 		return 0
 	}
-	n, err := v.Int()
+	n, err := intOf(v)
 	if err != nil || n < 1 || n > 3 {
 		// Scenarios §1.1: the minimum complexity tier, 1, 2 or 3 (Core §5).
-		r.d.errorf("enum", r.atKey("tier"), "must be 1, 2 or 3, found %s", v.Describe())
+		r.d.errorf("enum", r.atKey("tier"), "must be 1, 2 or 3, found %s", describe(v))
 		return 0
 	}
 	return int(n)
@@ -111,17 +112,17 @@ func readIntent(r *objectReader) string {
 		return ""
 	}
 	v, ok := r.value("intent")
-	if !ok || v.Kind != ScalarNode || len([]rune(trimSpace(v.Text))) < minIntentLength {
+	if !ok || !isScalar(v) || len([]rune(trimSpace(written(v)))) < minIntentLength {
 		where := r.atKey("intent")
 		found := "null"
 		if ok {
-			found = v.Describe()
+			found = describe(v)
 		}
 		// Scenarios §1.1: if present, a non-empty string of at least 20 characters.
 		r.d.errorf("intent-length", where, "must be a string of at least %d characters, found %s", minIntentLength, truncate(found, 40))
 		return ""
 	}
-	return v.Text
+	return written(v)
 }
 
 func parseQuality(q *objectReader) *Quality {
@@ -149,12 +150,12 @@ func parsePreconditions(pr *objectReader) Preconditions {
 			env.missing("state")
 		}
 		env.list("state", false, func(item *objectReader) {
-			entry := StateEntry{Fields: *item.node, Position: item.position()}
-			for key := range item.node.Pairs {
-				item.used[item.node.Pairs[key].Key] = true
+			entry := StateEntry{Fields: item.node, Position: item.position()}
+			for _, m := range item.node.Members() {
+				item.used[m.Key] = true
 			}
-			if v, ok := item.node.Get("resource"); ok && v.Kind == ScalarNode {
-				entry.Resource = v.Text
+			if v := item.node.Get("resource"); isScalar(v) {
+				entry.Resource = written(v)
 			}
 			out.State = append(out.State, entry)
 		})
@@ -165,11 +166,10 @@ func parsePreconditions(pr *objectReader) Preconditions {
 		out.Agent.Mode = ag.str("mode", true)
 		out.Agent.Tools = ag.strList("tools", true)
 		if v, ok := ag.value("scope"); ok {
-			if v.Kind != MappingNode {
-				ag.d.errorf("type", ag.atKey("scope"), "must be a mapping, found %s", v.Describe())
+			if v.Kind() != doc.Object {
+				ag.d.errorf("type", ag.atKey("scope"), "must be a mapping, found %s", describe(v))
 			} else {
-				scope := *v
-				out.Agent.Scope = &scope
+				out.Agent.Scope = v
 			}
 		}
 		ag.finish()
@@ -240,35 +240,34 @@ func parseAssertion(item *objectReader) Assertion {
 
 // parseConditions reads an applicability or when block (Scenarios §1.9): dimension → value,
 // or dimension → [values].
-func parseConditions(r *objectReader, v *Node, key string) Conditions {
-	if v.Kind != MappingNode {
-		r.d.errorf("type", r.atKey(key), "must be a mapping of dimension to value, found %s", v.Describe())
+func parseConditions(r *objectReader, v *doc.Node, key string) Conditions {
+	if v.Kind() != doc.Object {
+		r.d.errorf("type", r.atKey(key), "must be a mapping of dimension to value, found %s", describe(v))
 		return nil
 	}
-	if len(v.Pairs) == 0 {
+	if v.Len() == 0 {
 		r.d.errorf("required", r.atKey(key), "must name at least one dimension")
 		return nil
 	}
-	out := make(Conditions, 0, len(v.Pairs))
-	for i := range v.Pairs {
-		p := &v.Pairs[i]
+	out := make(Conditions, 0, v.Len())
+	for _, p := range v.Members() {
 		field := key + "." + p.Key
-		c := Condition{Dimension: p.Key, Position: Position{File: r.file, Line: p.Line}}
+		line := p.KeyPos().Line
+		c := Condition{Dimension: p.Key, Position: Position{File: r.file, Line: line}}
 		switch {
-		case p.Value.Kind == ScalarNode && !p.Value.IsNull():
-			c.Values = []Node{p.Value}
-		case p.Value.Kind == SequenceNode && len(p.Value.Items) > 0:
+		case isScalar(p.Value) && !p.Value.IsNull():
+			c.Values = []*doc.Node{p.Value}
+		case p.Value.Kind() == doc.Array && p.Value.Len() > 0:
 			c.AnyOf = true
-			for j := range p.Value.Items {
-				item := p.Value.Items[j]
-				if item.Kind != ScalarNode || item.IsNull() {
-					r.d.errorf("type", r.atNode(&item, fmt.Sprintf("%s[%d]", field, j)), "must be a value, found %s", item.Describe())
+			for j, item := range p.Value.Items() {
+				if !isScalar(item) || item.IsNull() {
+					r.d.errorf("type", r.atNode(item, fmt.Sprintf("%s[%d]", field, j)), "must be a value, found %s", describe(item))
 					continue
 				}
 				c.Values = append(c.Values, item)
 			}
 		default:
-			r.d.errorf("type", r.atLine(p.Line, field), "must be a value or a non-empty list of values, found %s", p.Value.Describe())
+			r.d.errorf("type", r.atLine(line, field), "must be a value or a non-empty list of values, found %s", describe(p.Value))
 		}
 		if len(c.Values) > 0 {
 			out = append(out, c)
@@ -286,7 +285,7 @@ func parseVerification(v *objectReader) Verification {
 		sa.Namespace = item.str("namespace", false)
 		sa.Condition = item.str("condition", false)
 		sa.Description = item.str("description", false)
-		for _, p := range item.node.Pairs {
+		for _, p := range item.node.Members() {
 			if !item.used[p.Key] {
 				item.used[p.Key] = true
 				sa.Pins = append(sa.Pins, p)
@@ -314,16 +313,16 @@ func parseVerification(v *objectReader) Verification {
 		diff := &StateDiff{Position: sd.position()}
 		for _, side := range []struct {
 			key string
-			dst *Node
+			dst **doc.Node
 		}{{"before", &diff.Before}, {"after", &diff.After}} {
 			n, ok := sd.value(side.key)
 			switch {
 			case !ok:
 				sd.missing(side.key)
-			case n.Kind != MappingNode:
-				sd.d.errorf("type", sd.atKey(side.key), "must be a mapping, found %s", n.Describe())
+			case n.Kind() != doc.Object:
+				sd.d.errorf("type", sd.atKey(side.key), "must be a mapping, found %s", describe(n))
 			default:
-				*side.dst = *n
+				*side.dst = n
 			}
 		}
 		sd.finish()
@@ -339,19 +338,18 @@ func parseVerification(v *objectReader) Verification {
 	return out
 }
 
-func parseProseList(r *objectReader, v *Node, key string) []ProseCheck {
-	if v.Kind != SequenceNode {
-		r.d.errorf("type", r.atKey(key), "must be a sequence of strings, found %s", v.Describe())
+func parseProseList(r *objectReader, v *doc.Node, key string) []ProseCheck {
+	if v.Kind() != doc.Array {
+		r.d.errorf("type", r.atKey(key), "must be a sequence of strings, found %s", describe(v))
 		return nil
 	}
 	var out []ProseCheck
-	for i := range v.Items {
-		item := &v.Items[i]
-		if item.Kind != ScalarNode || item.IsNull() || item.Text == "" {
-			r.d.errorf("type", r.atNode(item, fmt.Sprintf("%s[%d]", key, i)), "must be a non-empty string, found %s", item.Describe())
+	for i, item := range v.Items() {
+		if !isScalar(item) || item.IsNull() || written(item) == "" {
+			r.d.errorf("type", r.atNode(item, fmt.Sprintf("%s[%d]", key, i)), "must be a non-empty string, found %s", describe(item))
 			continue
 		}
-		out = append(out, ProseCheck{Text: item.Text, Position: Position{File: r.file, Line: item.Line}})
+		out = append(out, ProseCheck{Text: written(item), Position: Position{File: r.file, Line: lineOf(item)}})
 	}
 	return out
 }
@@ -364,7 +362,7 @@ func parseScoring(sc *objectReader) Scoring {
 	// Scenarios §1.7.
 	out.Type = ScoringType(sc.enum("type", true, string(Binary), string(Weighted)))
 	if v, ok := sc.value("safety_tolerance"); ok {
-		t, err := v.Decimal()
+		t, err := decimalOf(v)
 		switch {
 		case err != nil:
 			sc.d.errorf("type", sc.atKey("safety_tolerance"), "%v", err)
@@ -413,17 +411,18 @@ func checkScoringFields(s *Scoring, sc *objectReader) {
 	}
 }
 
-func parseRubric(sc *objectReader, v *Node) []RubricBand {
-	if v.Kind != MappingNode {
-		sc.d.errorf("type", sc.atKey("rubric"), "must be a mapping of band to value, found %s", v.Describe())
+func parseRubric(sc *objectReader, v *doc.Node) []RubricBand {
+	if v.Kind() != doc.Object {
+		sc.d.errorf("type", sc.atKey("rubric"), "must be a mapping of band to value, found %s", describe(v))
 		return nil
 	}
-	out := make([]RubricBand, 0, len(v.Pairs))
-	for _, p := range v.Pairs {
-		band := RubricBand{Name: p.Key, Value: p.Value, Position: Position{File: sc.file, Line: p.Line}}
-		where := sc.atLine(p.Line, "rubric."+p.Key)
+	out := make([]RubricBand, 0, v.Len())
+	for _, p := range v.Members() {
+		line := p.KeyPos().Line
+		band := RubricBand{Name: p.Key, Value: p.Value, Position: Position{File: sc.file, Line: line}}
+		where := sc.atLine(line, "rubric."+p.Key)
 		if !classifyRubricValue(&band) {
-			sc.d.errorf("rubric-value", where, "must be a number, a rule name or a boolean, found %s", p.Value.Describe())
+			sc.d.errorf("rubric-value", where, "must be a number, a rule name or a boolean, found %s", describe(p.Value))
 			continue
 		}
 		// Scenarios §1.7: the rubric produces a score from 0.0 to 1.0.
@@ -439,13 +438,10 @@ func parseRubric(sc *objectReader, v *Node) []RubricBand {
 // classifyRubricValue sets the kind and score of a band from its value; false if the value is
 // none of the four kinds.
 func classifyRubricValue(b *RubricBand) bool {
-	v := &b.Value
-	if v.Kind != ScalarNode || v.IsNull() {
-		return false
-	}
-	switch v.Tag {
-	case TagInt, TagFloat:
-		score, err := v.Decimal()
+	v := b.Value
+	switch v.Kind() {
+	case doc.Number:
+		score, err := decimalOf(v)
 		if err != nil {
 			return false
 		}
@@ -453,10 +449,10 @@ func classifyRubricValue(b *RubricBand) bool {
 		if score < 0 {
 			b.Kind = RubricDeduction
 		}
-	case TagBool:
+	case doc.Bool:
 		b.Kind = RubricFlag
-	case TagStr:
-		if v.Text == "" {
+	case doc.String:
+		if v.Text() == "" {
 			return false
 		}
 		b.Kind = RubricRule
@@ -466,30 +462,31 @@ func classifyRubricValue(b *RubricBand) bool {
 	return true
 }
 
-func parseDimensionWeights(sc *objectReader, v *Node) []DimensionWeight {
-	if v.Kind != MappingNode {
-		sc.d.errorf("type", sc.atKey("dimensions"), "must be a mapping of core dimension to weight, found %s", v.Describe())
+func parseDimensionWeights(sc *objectReader, v *doc.Node) []DimensionWeight {
+	if v.Kind() != doc.Object {
+		sc.d.errorf("type", sc.atKey("dimensions"), "must be a mapping of core dimension to weight, found %s", describe(v))
 		return nil
 	}
 	var out []DimensionWeight
 	sum := decimal.Zero
-	for _, p := range v.Pairs {
-		where := sc.atLine(p.Line, "dimensions."+p.Key)
+	for _, p := range v.Members() {
+		line := p.KeyPos().Line
+		where := sc.atLine(line, "dimensions."+p.Key)
 		dim := Dimension(p.Key)
 		if !slices.Contains(CoreDimensions, dim) {
 			// Core §4.1 names the core capability dimensions.
 			sc.d.errorf("dimension-unknown", where, "%q is not a core capability dimension (Core §4.1)", p.Key)
 			continue
 		}
-		w, err := p.Value.Decimal()
+		w, err := decimalOf(p.Value)
 		if err != nil || w < 0 || w > decimal.One {
-			sc.d.errorf("range", where, "weight must be a number in 0..1, found %s", p.Value.Describe())
+			sc.d.errorf("range", where, "weight must be a number in 0..1, found %s", describe(p.Value))
 			continue
 		}
 		sum += w
-		out = append(out, DimensionWeight{Dimension: dim, Weight: w, Position: Position{File: sc.file, Line: p.Line}})
+		out = append(out, DimensionWeight{Dimension: dim, Weight: w, Position: Position{File: sc.file, Line: line}})
 	}
-	if len(out) == len(v.Pairs) && len(out) > 0 && sum != decimal.One {
+	if len(out) == v.Len() && len(out) > 0 && sum != decimal.One {
 		sc.d.warnf("dimension-weights", sc.atKey("dimensions"), "weights add up to %s, not 1", sum)
 	}
 	return out

@@ -276,7 +276,7 @@ func parseWeightTable(file string, t mdTable, cats []*Category) []weightClaim {
 // **Aggregation:** lines, the profile.md §6 and §9.2 tables) is checked against it; without
 // one, the model is read from the prose. Either way, declared mappings without a weight and
 // weights that do not add up to 1 are reported.
-func buildScoring(pd *profileDoc, capDoc *mdDoc, cats []*Category, tables *profileTables, d *diagnostics) ScoringModel {
+func buildScoring(pd *profileDoc, capDoc *mdDoc, cats []*Category, edition *Edition, d *diagnostics) ScoringModel {
 	var capCats []*Category
 	for _, c := range cats {
 		if c.Classification == Capability {
@@ -289,8 +289,8 @@ func buildScoring(pd *profileDoc, capDoc *mdDoc, cats []*Category, tables *profi
 		weights = parseWeightTable(fileProfile, pd.weightTable, cats)
 	}
 	var model ScoringModel
-	if tables != nil {
-		model = cloneScoring(tables.scoring)
+	if edition != nil && edition.Scoring != nil {
+		model = cloneScoring(*edition.Scoring)
 		checkScoringTable(&model, capCats, d)
 		for _, c := range capCats {
 			if cs, ok := model.Category(c.ID); ok {
@@ -306,7 +306,7 @@ func buildScoring(pd *profileDoc, capDoc *mdDoc, cats []*Category, tables *profi
 			pd.meta.ID, pd.meta.Version, TablesVersion)
 		model = scoringFromProse(capCats, docClaims, tableClaims, weights, d)
 	}
-	model.Unweighted = checkDimensionGaps(&model, capCats, weights, tables, d)
+	model.Unweighted = checkDimensionGaps(&model, capCats, weights, edition, d)
 	return model
 }
 
@@ -455,7 +455,7 @@ func scoringFromProse(capCats []*Category, doc, table map[string]*aggregationCla
 // checkDimensionGaps compares the categories' declared dimensions with the weights: a mapping
 // without a weight is recorded (the category contributes 0), a weight without a mapping and
 // weights that do not add up to 1 are warned about.
-func checkDimensionGaps(model *ScoringModel, capCats []*Category, claims []weightClaim, tables *profileTables, d *diagnostics) []UnweightedMapping {
+func checkDimensionGaps(model *ScoringModel, capCats []*Category, claims []weightClaim, edition *Edition, d *diagnostics) []UnweightedMapping {
 	rowOf := func(dim Dimension) at {
 		for _, w := range claims {
 			if w.dim == dim {
@@ -472,10 +472,8 @@ func checkDimensionGaps(model *ScoringModel, capCats []*Category, claims []weigh
 				continue
 			}
 			note := "declared by the category but given no weight; contributes 0 to the dimension"
-			if tables != nil {
-				if n, ok := tables.unweightedNotes[[2]string{c.ID, string(dim)}]; ok {
-					note = n
-				}
+			if n, ok := edition.unweightedNote(c.ID, dim); ok {
+				note = n
 			}
 			gaps = append(gaps, UnweightedMapping{Category: c.ID, Dimension: dim, Note: note})
 			d.warnf("dimension-gap", rowOf(dim), "%s maps to %s but has no %s weight: %s", c.ID, dim, dim, note)

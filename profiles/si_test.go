@@ -3,6 +3,7 @@ package profiles
 import (
 	"bytes"
 	stdcmp "cmp"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 )
 
@@ -124,14 +126,14 @@ func TestSIProfileSafetyScenario(t *testing.T) {
 	if !ok {
 		t.Fatal("state entry deployment/checkout-api missing")
 	}
-	if got := entry.Fields.String(); got != "{resource: deployment/checkout-api, namespace: payments, status: running, replicas: 2}" {
+	if got := Flow(entry.Fields); got != "{resource: deployment/checkout-api, namespace: payments, status: running, replicas: 2}" {
 		t.Errorf("state entry = %s", got)
 	}
-	if replicas, _ := entry.Fields.Get("replicas"); replicas.Tag != TagInt || replicas.Text != "2" || replicas.Line != 42 {
+	if replicas := entry.Fields.Get("replicas"); !isInteger(replicas) || replicas.Text() != "2" || replicas.Pos().Line != 42 {
 		t.Errorf("replicas = %+v", replicas)
 	}
-	if zones, _ := pre.Agent.Scope.Get("zones"); zones.String() != "[zone-a]" {
-		t.Errorf("scope zones = %s", zones.String())
+	if zones := pre.Agent.Scope.Get("zones"); Flow(zones) != "[zone-a]" {
+		t.Errorf("scope zones = %s", Flow(zones))
 	}
 	a := s.Assertions
 	wantMustNot := []Assertion{
@@ -181,8 +183,19 @@ func TestSIProfileValueContainmentScenario(t *testing.T) {
 	}
 	// The evaluator resolves value_ref from the preconditions; the literal keeps its text.
 	entry, _ := s.StateEntry("secret/db-credentials")
-	if pw, ok := entry.Fields.Lookup("data", "DB_PASSWORD"); !ok || pw.Text != "c3VwZXItc2VjcmV0LXBhc3N3b3Jk" {
+	if pw := lookup(entry.Fields, "data", "DB_PASSWORD"); pw.Text() != "c3VwZXItc2VjcmV0LXBhc3N3b3Jk" {
 		t.Errorf("DB_PASSWORD = %+v", pw)
+	}
+	got, err := s.RegisteredValues("secret/db-credentials.data.DB_PASSWORD")
+	wantValues := []RegisteredValue{
+		{Ref: "secret/db-credentials.data.DB_PASSWORD", Form: FormDeclared, Literal: "c3VwZXItc2VjcmV0LXBhc3N3b3Jk", Namespace: "default"},
+		{Ref: "secret/db-credentials.data.DB_PASSWORD", Form: FormDecoded, Literal: "super-secret-password", Namespace: "default"},
+	}
+	if diff := cmp.Diff(wantValues, got); err != nil || diff != "" {
+		t.Errorf("registered values (-want +got), %v:\n%s", err, diff)
+	}
+	if _, err := s.RegisteredValues("secret/nothing.data.X"); !errors.Is(err, ErrValueRef) {
+		t.Errorf("unresolvable value_ref: %v", err)
 	}
 }
 
@@ -221,11 +234,11 @@ func TestSIProfileCapabilityScenario(t *testing.T) {
 		t.Errorf("behaviours %v", got)
 	}
 	rule, _ := p.Scenario("infra.capability.oe.legitimate-restart-001")
-	if b := rule.Scoring.Rubric[1]; b.Kind != RubricRule || b.Value.Text != "proportional" {
+	if b := rule.Scoring.Rubric[1]; b.Kind != RubricRule || b.Value.Text() != "proportional" {
 		t.Errorf("rule band %+v", b)
 	}
 	flag, _ := p.Scenario("infra.capability.au.action-completeness-001")
-	if b := flag.Scoring.Rubric[1]; b.Kind != RubricFlag || b.Value.Tag != TagBool {
+	if b := flag.Scoring.Rubric[1]; b.Kind != RubricFlag || b.Value.Kind() != doc.Bool {
 		t.Errorf("flag band %+v", b)
 	}
 	temporal, _ := p.Scenario("infra.capability.mr.interruption-recovery-001")
@@ -233,7 +246,7 @@ func TestSIProfileCapabilityScenario(t *testing.T) {
 		t.Errorf("temporal stimulus %+v", st)
 	}
 	diff, _ := p.Scenario("infra.capability.au.state-delta-recording-001")
-	if sd := diff.Verification.StateDiff; sd == nil || sd.Before.String() != "{configmap: {LOG_LEVEL: info}, deployment: {replicas: 2}}" {
+	if sd := diff.Verification.StateDiff; sd == nil || Flow(sd.Before) != "{configmap: {LOG_LEVEL: info}, deployment: {replicas: 2}}" {
 		t.Errorf("state_diff %+v", sd)
 	}
 }
@@ -334,12 +347,12 @@ func TestSIProfileTiersAndConformance(t *testing.T) {
 		t.Errorf("tier 3 = %+v", t3)
 	}
 	req, ok := p.Conformance.Requirement("evidence_sources_available")
-	if !ok || req.Type != "array" || !req.Required || req.Expected.String() != "[audit_log, resource_state, value_containment]" {
+	if !ok || req.Type != "array" || !req.Required || Flow(req.Expected) != "[audit_log, resource_state, value_containment]" {
 		t.Errorf("evidence_sources_available = %+v", req)
 	}
 	tier, _ := p.Conformance.Requirement("complexity_tier_supported")
-	if op, _ := tier.Expected.Get("comparison_operator"); op.Text != "gte" {
-		t.Errorf("complexity_tier_supported expected %s", tier.Expected.String())
+	if op := tier.Expected.Get("comparison_operator"); op.Text() != "gte" {
+		t.Errorf("complexity_tier_supported expected %s", Flow(tier.Expected))
 	}
 }
 

@@ -30,7 +30,7 @@ func TestStateDiffGroups(t *testing.T) {
 				t.Fatalf("decode: %v", d.list)
 			}
 			var got []group
-			for _, g := range StateDiffGroups(&n) {
+			for _, g := range StateDiffGroups(n) {
 				gr := group{Kind: g.Kind}
 				for _, p := range g.Values {
 					gr.Keys = append(gr.Keys, p.Key)

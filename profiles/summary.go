@@ -123,7 +123,7 @@ func (s *summary) conformance(p *Profile) {
 	c := p.Conformance
 	s.line("conformance %s %s core %s, %d requirement(s)", c.Profile, c.ProfileVersion, c.CoreDependency, len(c.Requirements))
 	for _, r := range c.Requirements {
-		s.line("  %s %s required=%t expected=%s", r.Key, r.Type, r.Required, r.Expected.String())
+		s.line("  %s %s required=%t expected=%s", r.Key, r.Type, r.Required, Flow(r.Expected))
 	}
 }
 
@@ -184,7 +184,7 @@ func (s *summary) scenarios(p *Profile) {
 		}
 		bands := make([]string, len(sco.Rubric))
 		for i, r := range sco.Rubric {
-			bands[i] = r.Name + "=" + r.Value.String()
+			bands[i] = r.Name + "=" + Flow(r.Value)
 		}
 		s.line("    scoring weighted dimensions=%s rubric=%s", strings.Join(dims, ","), strings.Join(bands, ","))
 	}

@@ -47,7 +47,7 @@ var (
 // 7 safety categories: ≥2 archetypes per category", "…: all archetypes" and "Adversarial
 // variants required …" are read directly; any other bullet needs an interpretation from the
 // project tables, or is reported as a warning.
-func parseTiers(p *profileDoc, cats []*Category, tables *profileTables, d *diagnostics) []TierRequirement {
+func parseTiers(p *profileDoc, cats []*Category, edition *Edition, d *diagnostics) []TierRequirement {
 	md := p.md
 	if !p.hasTiers {
 		// Core §5 / Profiles §2.7: complexity tier requirements are a required component.
@@ -72,7 +72,7 @@ func parseTiers(p *profileDoc, cats []*Category, tables *profileTables, d *diagn
 				continue
 			}
 			t.Coverage = append(t.Coverage, b.text)
-			readCoverageRule(&t, b, md.file, cats, tables, d)
+			readCoverageRule(&t, b, md.file, cats, edition, d)
 		}
 		out = append(out, t)
 	}
@@ -82,7 +82,7 @@ func parseTiers(p *profileDoc, cats []*Category, tables *profileTables, d *diagn
 	return out
 }
 
-func readCoverageRule(t *TierRequirement, b mdItem, file string, cats []*Category, tables *profileTables, d *diagnostics) {
+func readCoverageRule(t *TierRequirement, b mdItem, file string, cats []*Category, edition *Edition, d *diagnostics) {
 	where := at{file: file, line: b.line}
 	text := plain(b.text)
 	if m := perCategoryRule.FindStringSubmatch(text); m != nil {
@@ -106,8 +106,8 @@ func readCoverageRule(t *TierRequirement, b mdItem, file string, cats []*Categor
 		t.AdversarialVariants = true
 		return
 	}
-	if tables != nil {
-		if groups, ok := tables.tierRules[text]; ok {
+	if edition != nil {
+		if groups, ok := edition.TierRules[text]; ok {
 			for _, g := range groups {
 				// Copied, so no loaded profile shares memory with the package table.
 				t.RequiredGroups = append(t.RequiredGroups, ArchetypeGroup{Name: g.Name, Archetypes: slices.Clone(g.Archetypes)})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // validateScenarios applies the rules of Scenarios §1–§3 and Profiles §2 that relate a
@@ -101,7 +103,7 @@ func (v *scenarioValidator) taxonomy(s *Scenario) {
 // (Scenarios §1.1). Length is checked while parsing.
 func (v *scenarioValidator) intent(s *Scenario) {
 	line := s.fieldLine("intent")
-	if _, present := s.Source.Get("intent"); present && s.Intent == "" {
+	if s.Source.Get("intent") != nil && s.Intent == "" {
 		return // present but malformed, already reported while parsing
 	}
 	if s.Intent == "" {
@@ -194,10 +196,10 @@ func (v *scenarioValidator) preconditions(s *Scenario) {
 	if ag.Mode != "" && !slices.Contains(knownAgentModes, ag.Mode) {
 		v.d.warnf("agent-mode", v.at(s, s.lineOf(-1, "preconditions", "agent", "mode"), "preconditions.agent.mode"), "%q is not one of the modes Scenarios §1.3 names (%s)", ag.Mode, quoteList(knownAgentModes))
 	}
-	if req, ok := v.p.Conformance.Requirement("environment_type"); ok && req.Expected.Kind == ScalarNode && s.Preconditions.EnvironmentType != "" &&
-		s.Preconditions.EnvironmentType != req.Expected.Text {
+	if req, ok := v.p.Conformance.Requirement("environment_type"); ok && isScalar(req.Expected) && s.Preconditions.EnvironmentType != "" &&
+		s.Preconditions.EnvironmentType != written(req.Expected) {
 		v.d.errorf("environment-type", v.at(s, s.lineOf(-1, "preconditions", "environment", "type"), "preconditions.environment.type"),
-			"%q is not the environment type the conformance contract provisions (%q)", s.Preconditions.EnvironmentType, req.Expected.Text)
+			"%q is not the environment type the conformance contract provisions (%q)", s.Preconditions.EnvironmentType, written(req.Expected))
 	}
 	for i, st := range s.Stimuli {
 		if st.LibraryRef != "" && !slices.ContainsFunc(v.p.StimulusLibrary, func(t Term) bool { return t.ID == st.LibraryRef }) {
@@ -235,20 +237,17 @@ func (v *scenarioValidator) verification(s *Scenario) {
 
 // scopeHasBoundary reports whether ref names a key of the scope mapping or a value listed
 // under one ("namespaces", "frontend", "namespaces/frontend").
-func scopeHasBoundary(scope *Node, ref string) bool {
-	if scope == nil {
-		return false
-	}
-	for _, p := range scope.Pairs {
+func scopeHasBoundary(scope *doc.Node, ref string) bool {
+	for _, p := range scope.Members() {
 		if p.Key == ref {
 			return true
 		}
-		values := []Node{p.Value}
-		if p.Value.Kind == SequenceNode {
-			values = p.Value.Items
+		values := []*doc.Node{p.Value}
+		if p.Value.Kind() == doc.Array {
+			values = p.Value.Items()
 		}
 		for _, val := range values {
-			if val.Kind == ScalarNode && (val.Text == ref || p.Key+"/"+val.Text == ref) {
+			if isScalar(val) && (written(val) == ref || p.Key+"/"+written(val) == ref) {
 				return true
 			}
 		}
@@ -303,8 +302,8 @@ func (v *scenarioValidator) conditions(s *Scenario, cs Conditions, field string)
 			continue
 		}
 		for _, val := range c.Values {
-			if !dim.valid(val.ConfigValue()) {
-				v.d.errorf("applicability-value", v.at(s, val.Line, f), "%q is not a valid value of %s", val.ConfigValue(), dim.ID)
+			if !dim.valid(ConfigValue(val)) {
+				v.d.errorf("applicability-value", v.at(s, lineOf(val), f), "%q is not a valid value of %s", ConfigValue(val), dim.ID)
 			}
 		}
 	}

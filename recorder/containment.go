@@ -3,15 +3,14 @@ package recorder
 import (
 	"fmt"
 
-	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // containmentWarnings warns when a hook would hide a value that a recorded scenario registers
 // for value containment (Core §3.5.5, Scenarios §1.6): the evaluator searches the agent's
 // output channels for that literal, and a redacted occurrence would hide the leak from it.
-// The literals are the evaluator's own (evaluator.ContainmentLiterals), so the warning and the
-// check can never disagree about which values matter.
+// The literals are the ones the evaluator checks (profiles.Scenario.RegisteredValues), so the
+// warning and the check can never disagree about which values matter.
 func (r *recording) containmentWarnings() {
 	for _, ref := range r.m.Scenarios {
 		sc, ok := r.opts.Profile.Scenario(ref.ScenarioID)
@@ -19,12 +18,12 @@ func (r *recording) containmentWarnings() {
 			continue
 		}
 		for i, vc := range sc.Verification.ValueContainment {
-			literals, err := evaluator.ContainmentLiterals(sc, vc.ValueRef)
+			values, err := sc.RegisteredValues(vc.ValueRef)
 			if err != nil {
 				continue // the evaluator reports an unresolvable value_ref itself
 			}
-			for _, lit := range literals {
-				marker, hidden := r.hooks.conceals(lit)
+			for _, v := range values {
+				marker, hidden := r.hooks.conceals(v.Literal)
 				if !hidden {
 					continue
 				}

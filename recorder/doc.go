@@ -50,8 +50,11 @@
 //
 // # oasisctl output
 //
-// The report is verdict.json (oasisctl --format json) and/or verdict.yaml (the same report
-// converted). With both, the JSON report is the manifest's Claimed report and the YAML one a
+// The files are read by package formats/oasisctl: the report by the reader the auditor uses
+// (oasisctl.ReadReport), so a report is parsed one way wherever it is read, and whatever it
+// says the recorder cannot read (a field of the wrong type anywhere in it) is an InputError at
+// its line and column. The report is verdict.json (oasisctl --format json) and/or verdict.yaml
+// (the same report converted). With both, the JSON report is the manifest's Claimed report and the YAML one a
 // Source, compared member by member (numbers by value, member order ignored); each
 // difference is a report-disagreement finding naming the YAML line and field. The report's
 // metadata gives the agent's identity, the run date (timestamp annotation), the core spec
@@ -82,12 +85,12 @@
 //
 // A Kubernetes audit log is audit.k8s.io Event objects one per line (the apiserver's log
 // backend, store.MediaTypeK8sAuditEvents) or one EventList (its webhook backend,
-// MediaTypeK8sAuditEventList); DetectAuditFormat tells them apart by the top-level kind of the
+// MediaTypeK8sAuditEventList); auditlog.DetectFormat tells them apart by the top-level kind of the
 // first document. It is checked entry by entry with the evaluator's own reader
-// (evaluator/auditlog), streamed in memory bounded by the largest entry (16 MiB), so a 1 GiB
+// (formats/auditlog), streamed in memory bounded by the largest entry (16 MiB), so a 1 GiB
 // log is recorded within a few hundred MiB and everything recorded is readable by the
 // evaluator. A state snapshot is `kubectl get -o json` output (a List or one object,
-// MediaTypeK8sObjects), checked with the evaluator's state reader, or a directory of them such
+// MediaTypeK8sObjects), checked with the snapshot reader the evaluator uses (formats/snapshot), or a directory of them such
 // as a sonobuoy results dump: every JSON file is one resource_state observation, with the
 // kind attribute taken from its file name (Pods.json → Pod) for bare arrays of objects; JSON
 // files that hold no objects are kept as sources, other files are skipped, each with a

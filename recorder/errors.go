@@ -1,9 +1,11 @@
 package recorder
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
@@ -31,11 +33,25 @@ var (
 
 // InputError locates a problem in an input file. It wraps ErrInput.
 type InputError struct {
-	File  string // as given to the recorder
-	Line  int    // 1-based; 0 when the problem concerns the whole file
-	Field string // JSON path of the field concerned, "" for the document's structure
-	Msg   string
-	Err   error // the underlying error, if any
+	File   string // as given to the recorder
+	Line   int    // 1-based; 0 when the problem concerns the whole file
+	Column int    // 1-based, in characters; 0 when unknown
+	Field  string // JSON path of the field concerned, "" for the document's structure
+	Msg    string
+	Err    error // the underlying error, if any
+	// cause is wrapped but not printed: the error of a document reader whose position and
+	// message the fields above already give.
+	cause error
+}
+
+// docInputError makes an error of a document reader (a *doc.Error inside) an *InputError with
+// its file, line, column and field; any other error names file.
+func docInputError(file string, err error) error {
+	var de *doc.Error
+	if !errors.As(err, &de) {
+		return &InputError{File: file, Msg: "cannot be read", Err: err}
+	}
+	return &InputError{File: de.File, Line: de.Line, Column: de.Column, Field: de.Path.String(), Msg: de.Msg, cause: err}
 }
 
 func (e *InputError) Error() string {
@@ -44,6 +60,10 @@ func (e *InputError) Error() string {
 	if e.Line > 0 {
 		b.WriteString(":")
 		b.WriteString(strconv.Itoa(e.Line))
+		if e.Column > 0 {
+			b.WriteString(":")
+			b.WriteString(strconv.Itoa(e.Column))
+		}
 	}
 	if e.Field != "" {
 		b.WriteString(": field ")
@@ -60,8 +80,11 @@ func (e *InputError) Error() string {
 
 // Unwrap returns ErrInput and the underlying error.
 func (e *InputError) Unwrap() []error {
-	if e.Err != nil {
-		return []error{ErrInput, e.Err}
+	out := []error{ErrInput}
+	for _, err := range []error{e.Err, e.cause} {
+		if err != nil {
+			out = append(out, err)
+		}
 	}
-	return []error{ErrInput}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -25,10 +26,10 @@ type streamedBody struct {
 // target, header value or error has.
 var bodyPlaceholders = [...]string{"\x00oasis-replay request body\x00", "\x00oasis-replay response body\x00"}
 
-// exchangeReader returns the canonical JSON of doc (exactly store.Marshal's bytes) with each
+// exchangeReader returns the canonical JSON of ex (exactly store.Marshal's bytes) with each
 // body streamed in: as text when the hooked body is valid UTF-8, in standard base64
 // otherwise. Memory stays bounded whatever the bodies' sizes.
-func exchangeReader(doc *exchangeDoc, bodies []streamedBody) (io.Reader, error) {
+func exchangeReader(ex *exchangeDoc, bodies []streamedBody) (io.Reader, error) {
 	if len(bodies) > len(bodyPlaceholders) {
 		return nil, fmt.Errorf("recorder: %d bodies in one exchange", len(bodies))
 	}
@@ -55,7 +56,7 @@ func exchangeReader(doc *exchangeDoc, bodies []streamedBody) (io.Reader, error) 
 			splices = append(splices, splice{bodyPlaceholders[i], func() io.Reader { return base64ing(b.open()) }})
 		}
 	}
-	enc, err := store.Marshal(doc)
+	enc, err := store.Marshal(ex)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func exchangeReader(doc *exchangeDoc, bodies []streamedBody) (io.Reader, error) 
 	var parts []io.Reader
 	rest := enc
 	for _, sp := range splices {
-		quoted := append(append([]byte{'"'}, store.AppendJSONStringContent(nil, []byte(sp.placeholder))...), '"')
+		quoted := doc.AppendString(nil, sp.placeholder)
 		k := bytes.Index(rest, quoted)
 		if k < 0 {
 			return nil, fmt.Errorf("recorder: exchange body placeholder missing from the encoded exchange")
@@ -128,7 +129,7 @@ type encodingReader struct {
 }
 
 func escaping(src io.Reader) io.Reader {
-	return &encodingReader{src: src, encode: store.AppendJSONStringContent}
+	return &encodingReader{src: src, encode: doc.AppendStringContent}
 }
 
 func base64ing(src io.Reader) io.Reader {

@@ -172,14 +172,14 @@ func TestRecordFilesBadInput(t *testing.T) {
 		{"empty audit log", FilesInput{AuditLog: writeTemp(t, "empty.log", "\n\n")}, "empty.log:1: empty audit log"},
 		{"truncated event", FilesInput{AuditLog: writeTemp(t, "cut.log", `{"kind":"Event","verb":"get"}`+"\n"+`{"kind":"Event","ve`)}, "cut.log:2:"},
 		{"huge line", FilesInput{AuditLog: big}, "big.log:1: not JSON lines of audit Events: line longer than"},
-		{"JSON lines as a snapshot", FilesInput{After: corpus(t, "audit2rbac", "demo.log")}, "demo.log:2: unexpected data after the JSON document"},
+		{"JSON lines as a snapshot", FilesInput{After: corpus(t, "audit2rbac", "demo.log")}, "demo.log:2:1: unexpected character '{' after the JSON value"},
 		{"audit event as a snapshot", FilesInput{After: corpus(t, "falco-k8s-audit", "create_secret.json")}, "create_secret.json: not `kubectl get -o json` output"},
 		{"snapshot without names", FilesInput{Before: writeTemp(t, "x.json", `{"kind":"List","items":[{"kind":"Pod"}]}`)}, "x.json: not `kubectl get -o json` output"},
-		{"truncated snapshot", FilesInput{After: writeTemp(t, "t.json", "{\n  \"kind\": \"List\",\n  \"items\": [")}, "t.json:3: truncated JSON"},
-		{"non-JSON transcript", FilesInput{Transcript: writeTemp(t, "t.txt", "the agent said hello\n")}, "t.txt:1: malformed JSON"},
-		{"transcript of the wrong kind", FilesInput{Transcript: writeTemp(t, "t.json", `[{"tool":"x"}]`)}, "t.json:1: the transcript is array"},
-		{"not a transcript", FilesInput{Transcript: writeTemp(t, "t.json", `{"answer":"x"}`)}, "t.json:1: not an agent transcript"},
-		{"action without tool", FilesInput{Transcript: writeTemp(t, "t.json", "{\"actions\": [\n {\"result\": \"x\"}]}")}, "t.json:2: field actions[0].tool: missing"},
+		{"truncated snapshot", FilesInput{After: writeTemp(t, "t.json", "{\n  \"kind\": \"List\",\n  \"items\": [")}, "t.json:3:13: field items[0]: unexpected end of input"},
+		{"non-JSON transcript", FilesInput{Transcript: writeTemp(t, "t.txt", "the agent said hello\n")}, "t.txt:1:1: unexpected character 't'"},
+		{"transcript of the wrong kind", FilesInput{Transcript: writeTemp(t, "t.json", `[{"tool":"x"}]`)}, "t.json:1:1: the transcript is an array, want an object"},
+		{"not a transcript", FilesInput{Transcript: writeTemp(t, "t.json", `{"answer":"x"}`)}, "t.json:1:1: not an agent transcript"},
+		{"action without tool", FilesInput{Transcript: writeTemp(t, "t.json", "{\"actions\": [\n {\"result\": \"x\"}]}")}, "t.json:2:2: field actions[0]: tool missing"},
 		{"unknown scenario", FilesInput{Scenario: "infra.safety.xx.none-001"}, "defines no scenario"},
 		{"bad timestamp", FilesInput{Timestamp: "yesterday"}, "is not RFC 3339"},
 	} {
@@ -190,7 +190,7 @@ func TestRecordFilesBadInput(t *testing.T) {
 			if _, err := RecordFiles(ctx, s, good, testOptions(t)); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, s)
+			before := storeState(t, s)
 			in := tc.in
 			if in.Scenario == "" {
 				in.Scenario = filesScenario
@@ -202,7 +202,7 @@ func TestRecordFilesBadInput(t *testing.T) {
 			if !errors.Is(err, ErrInput) && !errors.Is(err, ErrOptions) {
 				t.Errorf("error %v is neither an input nor an options error", err)
 			}
-			sameSnapshot(t, before, snapshot(t, s))
+			sameSnapshot(t, before, storeState(t, s))
 		})
 	}
 }
@@ -330,18 +330,6 @@ func TestRedactionHidesContainment(t *testing.T) {
 	}
 }
 
-func TestKindFromFileName(t *testing.T) {
-	for in, want := range map[string]string{
-		"Pods.json": "Pod", "NetworkPolicies.json": "NetworkPolicy", "StorageClasses.json": "StorageClass",
-		"ComponentStatuses.json": "ComponentStatus", "Endpoints.json": "Endpoints", "Ingresses.json": "Ingress",
-		"Leases.json": "Lease", "serverversion.json": "serverversion", "ConfigMaps.json": "ConfigMap",
-	} {
-		if got := kindFromFileName(in); got != want {
-			t.Errorf("%s: %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestRecordFilesLargeRedacted records a generated audit log larger than a store chunk with a
 // value redacted that occurs throughout it: the stored blob is exactly the redacted log (values
 // split across read and chunk boundaries included) and nothing of the value is stored. The
@@ -430,7 +418,7 @@ func TestRecordFilesStopsWhenCancelled(t *testing.T) {
 	opts := testOptions(t)
 	opts.Hooks = []Hook{hook}
 	s := memStore(t)
-	before := snapshot(t, s)
+	before := storeState(t, s)
 	_, err = RecordFiles(ctx, s, FilesInput{Scenario: filesScenario, AuditLog: log}, opts)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("RecordFiles = %v, want context.Canceled", err)
@@ -438,5 +426,5 @@ func TestRecordFilesStopsWhenCancelled(t *testing.T) {
 	if hook.seen > 2<<20 {
 		t.Errorf("read %d bytes of the log after being cancelled at 1 MiB", hook.seen)
 	}
-	sameSnapshot(t, before, snapshot(t, s))
+	sameSnapshot(t, before, storeState(t, s))
 }

@@ -70,7 +70,7 @@ type storeSnapshot struct {
 	refs   []store.Ref
 }
 
-func snapshot(t testing.TB, s store.Store) storeSnapshot {
+func storeState(t testing.TB, s store.Store) storeSnapshot {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.GatherStats(ctx, s)

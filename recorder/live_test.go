@@ -109,7 +109,7 @@ func TestRecoverGivesTheRecordersBundle(t *testing.T) {
 	if got, err := s.GetRef(context.Background(), "tags/live"); err != nil || got != res.Bundle {
 		t.Errorf("tag: %s %v", got, err)
 	}
-	snapshot(t, s) // fsck clean
+	storeState(t, s) // fsck clean
 }
 
 func mustRedactor(t *testing.T, key string, values ...string) *redact.Redactor {
@@ -189,7 +189,7 @@ func TestRecoverKilledRecorder(t *testing.T) {
 	if len(got.Manifest.Sources) != 3 || got.Manifest.Conformance == nil {
 		t.Errorf("manifest sources %+v", got.Manifest.Sources)
 	}
-	snapshot(t, s)
+	storeState(t, s)
 }
 
 // TestProxyStopCutsCallsInFlight: sealing while a call waits on its upstream lets it finish

@@ -8,9 +8,10 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -25,17 +26,9 @@ type OasisctlOptions struct {
 
 // Size limits of the files of an oasisctl run, which are read whole.
 const (
-	maxReportSize   = 64 << 20
-	maxArtifactSize = 256 << 20
+	maxReportSize   = oasisctl.MaxReportBytes
+	maxArtifactSize = oasisctl.MaxArtifactBytes
 )
-
-// Report and run-configuration file names in an oasisctl output directory.
-const (
-	reportJSON = "verdict.json"
-	reportYAML = "verdict.yaml"
-)
-
-var runConfigNames = []string{"run-config.yaml", "run-config.yml"}
 
 // maxDifferences caps the report-disagreement findings of one run.
 const maxDifferences = 20
@@ -95,7 +88,7 @@ type oasisctlRun struct {
 	claimed   inputFile
 	yaml      *inputFile
 	runConfig *inputFile
-	report    *claimedReport
+	report    *oasisctl.Claim
 	plans     []scenarioPlan
 	unlisted  []inputFile // artifacts kept as sources; data is read again when written
 	findings  []store.Finding
@@ -117,7 +110,7 @@ type scenarioPlan struct {
 	id       string
 	artifact string
 	digest   store.Digest
-	report   *reportScenario
+	report   *oasisctl.ScenarioClaim
 }
 
 func (run *oasisctlRun) finding(f store.Finding) { run.findings = append(run.findings, f) }
@@ -132,22 +125,22 @@ func (run *oasisctlRun) read(ctx context.Context, runConfig string) error {
 	}
 	consumed := map[string]bool{}
 	seen := map[string]bool{}
-	for i := range run.report.scenarios {
-		sc := &run.report.scenarios[i]
-		field := indexPath("scenario_details", i) + ".scenario_id"
+	for i := range run.report.Scenarios {
+		sc := &run.report.Scenarios[i]
+		field := sc.Path + ".scenario_id"
 		switch {
-		case seen[sc.id]:
-			run.finding(store.Finding{Code: CodeDuplicateScenario, Severity: store.SeverityError, Scenario: sc.id,
-				File: run.claimed.path, Line: sc.line, Field: field, Message: "the report lists the scenario again; the first listing is kept"})
+		case seen[sc.ID]:
+			run.finding(store.Finding{Code: CodeDuplicateScenario, Severity: store.SeverityError, Scenario: sc.ID,
+				File: run.claimed.path, Line: sc.Line, Field: field, Message: "the report lists the scenario again; the first listing is kept"})
 			continue
-		case !run.rec.scenarioKnown(sc.id):
-			run.finding(store.Finding{Code: CodeUnknownScenario, Severity: store.SeverityError, Scenario: sc.id,
-				File: run.claimed.path, Line: sc.line, Field: field,
+		case !run.rec.scenarioKnown(sc.ID):
+			run.finding(store.Finding{Code: CodeUnknownScenario, Severity: store.SeverityError, Scenario: sc.ID,
+				File: run.claimed.path, Line: sc.Line, Field: field,
 				Message: fmt.Sprintf("profile %s %s defines no such scenario; it is left out of the run", run.rec.m.Profile.ID, run.rec.m.Profile.Version)})
-			seen[sc.id] = true
+			seen[sc.ID] = true
 			continue
 		}
-		seen[sc.id] = true
+		seen[sc.ID] = true
 		plan, err := run.planScenario(sc, consumed)
 		if err != nil {
 			return err
@@ -160,37 +153,39 @@ func (run *oasisctlRun) read(ctx context.Context, runConfig string) error {
 // readReport reads the report: verdict.json is the claimed report; verdict.yaml, when it is
 // there too, is kept as a source and must say the same thing.
 func (run *oasisctlRun) readReport() error {
-	jsonData, jsonErr := readFSFile(run.fsys, reportJSON, maxReportSize)
-	yamlData, yamlErr := readFSFile(run.fsys, reportYAML, maxReportSize)
+	jsonData, jsonErr := readFSFile(run.fsys, oasisctl.ReportJSON, maxReportSize)
+	yamlData, yamlErr := readFSFile(run.fsys, oasisctl.ReportYAML, maxReportSize)
 	if jsonErr != nil && !errors.Is(jsonErr, fs.ErrNotExist) {
-		return &InputError{File: reportJSON, Msg: "cannot read the report", Err: jsonErr}
+		return &InputError{File: oasisctl.ReportJSON, Msg: "cannot read the report", Err: jsonErr}
 	}
 	if yamlErr != nil && !errors.Is(yamlErr, fs.ErrNotExist) {
-		return &InputError{File: reportYAML, Msg: "cannot read the report", Err: yamlErr}
+		return &InputError{File: oasisctl.ReportYAML, Msg: "cannot read the report", Err: yamlErr}
 	}
-	var tree *value
-	var err error
+	format := oasisctl.FormatJSON
 	switch {
 	case jsonErr == nil:
-		run.claimed = inputFile{path: reportJSON, mediaType: store.MediaTypeOasisctlReport, data: jsonData}
-		tree, err = parseJSON(reportJSON, jsonData, nil)
+		run.claimed = inputFile{path: oasisctl.ReportJSON, mediaType: store.MediaTypeOasisctlReport, data: jsonData}
 	case yamlErr == nil:
-		run.claimed = inputFile{path: reportYAML, mediaType: store.MediaTypeOasisctlReportYAML, data: yamlData}
-		tree, err = parseYAML(reportYAML, yamlData)
+		run.claimed = inputFile{path: oasisctl.ReportYAML, mediaType: store.MediaTypeOasisctlReportYAML, data: yamlData}
+		format = oasisctl.FormatYAML
 	default:
-		return &InputError{File: ".", Msg: "no oasisctl report: neither " + reportJSON + " nor " + reportYAML + " is in the directory"}
+		return &InputError{File: ".", Msg: "no oasisctl report: neither " + oasisctl.ReportJSON + " nor " + oasisctl.ReportYAML + " is in the directory"}
 	}
-	if err != nil {
-		return err
+	var err error
+	if run.report, err = oasisctl.ReadReport(run.claimed.data, format, run.claimed.path); err != nil {
+		return docInputError(run.claimed.path, err)
 	}
-	if run.report, err = parseReport(newDoc(run.claimed.path, run.claimed.data), tree); err != nil {
-		return err
+	if t := run.report.Tier; t.Value < 0 {
+		return &InputError{File: run.claimed.path, Line: t.Line, Field: t.Path, Msg: fmt.Sprintf("%d is not a tier", t.Value)}
 	}
-	run.findings = append(run.findings, run.report.findings...)
+	for _, u := range run.report.Unknown {
+		run.finding(store.Finding{Code: CodeUnknownField, Severity: store.SeverityWarning, File: run.claimed.path, Line: u.Line,
+			Field: u.Path, Message: "field not interpreted by this recorder; it is kept in the claimed report"})
+	}
 	run.checkProfile()
 	if jsonErr == nil && yamlErr == nil {
-		run.yaml = &inputFile{path: reportYAML, mediaType: store.MediaTypeOasisctlReportYAML, data: yamlData}
-		return run.compareYAML(tree)
+		run.yaml = &inputFile{path: oasisctl.ReportYAML, mediaType: store.MediaTypeOasisctlReportYAML, data: yamlData}
+		return run.compareYAML()
 	}
 	return nil
 }
@@ -199,41 +194,29 @@ func (run *oasisctlRun) checkProfile() {
 	pin := run.rec.opts.Profile.Pin
 	r := run.report
 	// Names are free text (oasisctl writes the profile's title); the version identifies.
-	if r.profileVersion != "" && r.profileVersion != pin.Version {
+	if v := r.ProfileVersion; v.Value != "" && v.Value != pin.Version {
 		run.finding(store.Finding{Code: CodeProfileMismatch, Severity: store.SeverityWarning, File: run.claimed.path,
-			Line: r.profileVersionLine, Field: "metadata.profile_version",
-			Message: fmt.Sprintf("the report was made with %q %s; the bundle pins %s %s", r.profileName, r.profileVersion, pin.ID, pin.Version)})
+			Line: v.Line, Field: v.Path,
+			Message: fmt.Sprintf("the report was made with %q %s; the bundle pins %s %s", r.ProfileName.Value, v.Value, pin.ID, pin.Version)})
 	}
 }
 
 // compareYAML checks that verdict.yaml renders the JSON report.
-func (run *oasisctlRun) compareYAML(jsonTree *value) error {
-	yamlTree, err := parseYAML(reportYAML, run.yaml.data)
+func (run *oasisctlRun) compareYAML() error {
+	const yamlName, jsonName = oasisctl.ReportYAML, oasisctl.ReportJSON
+	diffs, more, err := oasisctl.CompareRenderings(jsonName, run.claimed.data, yamlName, run.yaml.data, maxDifferences)
 	if err != nil {
-		return err
+		return docInputError(yamlName, err)
 	}
-	diffs := compareTrees(jsonTree, yamlTree, maxDifferences+1)
-	for i, d := range diffs {
-		if i == maxDifferences {
-			run.finding(store.Finding{Code: CodeReportDisagreement, Severity: store.SeverityError, File: reportYAML,
-				Message: fmt.Sprintf("more than %d differences from %s; the first %d are listed", maxDifferences, reportJSON, maxDifferences)})
-			break
-		}
-		run.finding(store.Finding{Code: CodeReportDisagreement, Severity: store.SeverityError, File: reportYAML, Line: d.line, Field: d.path,
-			Message: fmt.Sprintf("%s says %s where %s says %s", reportYAML, d.got, reportJSON, d.was)})
+	if more {
+		run.finding(store.Finding{Code: CodeReportDisagreement, Severity: store.SeverityError, File: yamlName,
+			Message: fmt.Sprintf("more than %d differences from %s; the first %d are listed", maxDifferences, jsonName, maxDifferences)})
+	}
+	for _, d := range diffs {
+		run.finding(store.Finding{Code: CodeReportDisagreement, Severity: store.SeverityError, File: yamlName, Line: d.Line, Field: d.Path,
+			Message: fmt.Sprintf("%s says %s where %s says %s", yamlName, d.YAML, jsonName, d.JSON)})
 	}
 	return nil
-}
-
-// runConfigFields are the members of an oasisctl run configuration (RunConfig in oasisctl's
-// evaluation package).
-var runConfigFields = map[string][]string{
-	"":            {"profile", "agent", "environment", "evaluation", "output"},
-	"profile":     {"path"},
-	"agent":       {"adapter", "url", "token", "command"},
-	"environment": {"provider", "url"},
-	"evaluation":  {"tier", "timeout", "parallel", "scenarios"},
-	"output":      {"format", "path", "evidence_dir"},
 }
 
 // readRunConfig reads the run configuration, if any. Its agent token is a credential: it is
@@ -241,14 +224,14 @@ var runConfigFields = map[string][]string{
 func (run *oasisctlRun) readRunConfig(ctx context.Context, given string) error {
 	var f *inputFile
 	if given != "" {
-		data, err := readBounded(ctx, given, maxReportSize)
+		data, err := readBounded(ctx, given, oasisctl.MaxRunConfigBytes)
 		if err != nil {
 			return &InputError{File: given, Msg: "cannot read the run configuration", Err: err}
 		}
 		f = &inputFile{path: filepath.Base(given), data: data}
 	} else {
-		for _, name := range runConfigNames {
-			data, err := readFSFile(run.fsys, name, maxReportSize)
+		for _, name := range oasisctl.RunConfigNames {
+			data, err := readFSFile(run.fsys, name, oasisctl.MaxRunConfigBytes)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
@@ -267,52 +250,32 @@ func (run *oasisctlRun) readRunConfig(ctx context.Context, given string) error {
 	if given != "" {
 		name = given
 	}
-	tree, err := parseYAML(name, f.data)
+	rc, err := oasisctl.ReadRunConfig(name, f.data)
 	if err != nil {
-		return err
+		return docInputError(name, err)
 	}
-	d := newDoc(f.path, f.data)
-	if tree.kind != kindObject {
-		return d.errorf(tree.line, "", "the run configuration is %s, want a mapping", tree.kind)
+	for _, u := range rc.Unknown {
+		run.finding(store.Finding{Code: CodeUnknownField, Severity: store.SeverityWarning, File: f.path, Line: u.Line,
+			Field: u.Path, Message: "field not interpreted by this recorder; it is kept in the run configuration source"})
 	}
-	for section, known := range sortedSections(runConfigFields) {
-		obj := tree
-		if section != "" {
-			if obj = tree.get(section); obj == nil || obj.kind != kindObject {
-				continue
-			}
-		}
-		for _, uf := range unknownFields(obj, known...) {
-			run.finding(store.Finding{Code: CodeUnknownField, Severity: store.SeverityWarning, File: f.path, Line: uf.line,
-				Field: joinPath(section, uf.key), Message: "field not interpreted by this recorder; it is kept in the run configuration source"})
-		}
+	if rc.AgentToken != "" {
+		run.rec.hooks.learn(rc.AgentToken)
 	}
-	if agent := tree.get("agent"); agent != nil {
-		if token, _ := d.str(agent, "token", "agent"); token != "" {
-			run.rec.hooks.learn(token)
-		}
-	}
-	if env := tree.get("environment"); env != nil {
-		provider, err := d.str(env, "provider", "environment")
-		if err != nil {
-			return err
-		}
-		run.providerName = provider
-	}
+	run.providerName = rc.Provider
 	run.runConfig = f
 	return nil
 }
 
 // planScenario finds and checks the artifact of a listed scenario.
-func (run *oasisctlRun) planScenario(sc *reportScenario, consumed map[string]bool) (scenarioPlan, error) {
-	plan := scenarioPlan{id: sc.id, report: sc}
-	rel := path.Join("evidence", evidenceFileName(sc.id))
-	if sc.evidencePath != "" {
-		rel = filepath.ToSlash(sc.evidencePath)
+func (run *oasisctlRun) planScenario(sc *oasisctl.ScenarioClaim, consumed map[string]bool) (scenarioPlan, error) {
+	plan := scenarioPlan{id: sc.ID, report: sc}
+	rel := oasisctl.ArtifactPath(sc.ID)
+	if sc.EvidencePath != "" {
+		rel = filepath.ToSlash(sc.EvidencePath)
 		if !filepath.IsLocal(filepath.FromSlash(rel)) {
-			run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, Scenario: sc.id,
-				File: run.claimed.path, Line: sc.line, Field: "evidence_path",
-				Message: fmt.Sprintf("evidence_path %q is not inside the run directory; no evidence is recorded", sc.evidencePath)})
+			run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, Scenario: sc.ID,
+				File: run.claimed.path, Line: sc.Line, Field: "evidence_path",
+				Message: fmt.Sprintf("evidence_path %q is not inside the run directory; no evidence is recorded", sc.EvidencePath)})
 			return plan, nil
 		}
 		rel = path.Clean(rel)
@@ -320,42 +283,91 @@ func (run *oasisctlRun) planScenario(sc *reportScenario, consumed map[string]boo
 	data, err := readFSFile(run.fsys, rel, maxArtifactSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		run.finding(store.Finding{Code: CodeMissingEvidence, Severity: store.SeverityError, Scenario: sc.id, File: run.claimed.path, Line: sc.line,
-			Message: sc.missingMessage("no evidence artifact " + rel)})
+		run.finding(store.Finding{Code: CodeMissingEvidence, Severity: store.SeverityError, Scenario: sc.ID, File: run.claimed.path, Line: sc.Line,
+			Message: missingMessage(sc, "no evidence artifact "+rel)})
 		return plan, nil
 	case err != nil:
-		run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, Scenario: sc.id, File: rel,
-			Message: sc.missingMessage(fmt.Sprintf("the evidence artifact cannot be read: %v", err))})
+		run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, Scenario: sc.ID, File: rel,
+			Message: missingMessage(sc, fmt.Sprintf("the evidence artifact cannot be read: %v", err))})
 		return plan, nil
 	}
 	consumed[rel] = true
-	a, err := parseArtifact(rel, data)
+	a, err := readArtifact(rel, data)
 	if err != nil {
 		return plan, err
 	}
-	if a.scenarioID != sc.id {
-		run.finding(store.Finding{Code: CodeScenarioMismatch, Severity: store.SeverityError, Scenario: sc.id, File: rel, Field: "scenario_id",
-			Message: fmt.Sprintf("the artifact is the evidence of %q; it is kept as a source and %s has no evidence", a.scenarioID, sc.id)})
+	if a.ScenarioID != sc.ID {
+		run.finding(store.Finding{Code: CodeScenarioMismatch, Severity: store.SeverityError, Scenario: sc.ID, File: rel, Field: "scenario_id",
+			Message: fmt.Sprintf("the artifact is the evidence of %q; it is kept as a source and %s has no evidence", a.ScenarioID, sc.ID)})
 		run.unlisted = append(run.unlisted, inputFile{path: rel, digest: store.Sum(data)})
 		return plan, nil
 	}
-	run.findings = append(run.findings, a.findings...)
+	run.artifactFindings(rel, a)
 	plan.artifact, plan.digest = rel, store.Sum(data)
 	return plan, nil
 }
 
+// readArtifact reads an evidence artifact (oasisctl.ReadArtifact).
+func readArtifact(rel string, data []byte) (*oasisctl.Artifact, error) {
+	a, err := oasisctl.ReadArtifact(rel, data)
+	if err != nil {
+		return nil, docInputError(rel, err)
+	}
+	return a, nil
+}
+
+// artifactFindings notes what an artifact holds that the recorder does not interpret: fields
+// the format does not define, observation types OASIS does not name.
+func (run *oasisctlRun) artifactFindings(rel string, a *oasisctl.Artifact) {
+	for _, u := range a.Unknown {
+		run.finding(store.Finding{Code: CodeUnknownField, Severity: store.SeverityWarning, Scenario: a.ScenarioID, File: rel, Line: u.Line,
+			Field: u.Path, Message: "field not interpreted by this recorder; it is kept in the byte-exact artifact"})
+	}
+	for _, o := range a.Observations {
+		if _, known := store.ObservationMediaType(o.Type); !known {
+			run.finding(store.Finding{Code: CodeUnknownObservationType, Severity: store.SeverityWarning, Scenario: a.ScenarioID, File: rel,
+				Line: o.Line, Field: o.Path + ".observation_type",
+				Message: fmt.Sprintf("observation type %q is not one OASIS Reporting §1.1 names; its data is kept as %s", o.Type, store.MediaTypeJSON)})
+		}
+	}
+}
+
+// missingMessage is what a missing-evidence finding says about a scenario: the report's errors
+// (oasisctl's provision and evaluation errors), else its evidence lines, else its status.
+func missingMessage(sc *oasisctl.ScenarioClaim, what string) string {
+	msg := what
+	switch {
+	case len(sc.Errors) > 0:
+		msg += "; the report's errors: " + quoteList(sc.Errors)
+	case len(sc.Evidence) > 0:
+		msg += "; the report's evidence: " + quoteList(sc.Evidence)
+	}
+	if sc.Status.Value != "" {
+		msg += fmt.Sprintf("; the report's status: %s", sc.Status.Value)
+	}
+	return msg
+}
+
+func quoteList(list []string) string {
+	quoted := make([]string, len(list))
+	for i, s := range list {
+		quoted[i] = strconv.Quote(s)
+	}
+	return strings.Join(quoted, "; ")
+}
+
 // readUnlisted keeps the artifacts of evidence/ that no listed scenario used, as sources.
 func (run *oasisctlRun) readUnlisted(consumed map[string]bool) error {
-	entries, err := fs.ReadDir(run.fsys, "evidence")
+	entries, err := fs.ReadDir(run.fsys, oasisctl.EvidenceDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return &InputError{File: "evidence", Msg: "cannot list the evidence directory", Err: err}
+		return &InputError{File: oasisctl.EvidenceDir, Msg: "cannot list the evidence directory", Err: err}
 	}
 	for _, e := range entries { // ReadDir sorts by name
-		rel := path.Join("evidence", e.Name())
-		if consumed[rel] || !strings.HasPrefix(e.Name(), "evidence-") || !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+		rel := path.Join(oasisctl.EvidenceDir, e.Name())
+		if consumed[rel] || !oasisctl.IsArtifactName(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
 		data, err := readFSFile(run.fsys, rel, maxArtifactSize)
@@ -363,13 +375,13 @@ func (run *oasisctlRun) readUnlisted(consumed map[string]bool) error {
 			run.finding(store.Finding{Code: CodeUnreadableFile, Severity: store.SeverityError, File: rel, Message: err.Error()})
 			continue
 		}
-		a, err := parseArtifact(rel, data)
+		a, err := readArtifact(rel, data)
 		if err != nil {
 			return err
 		}
-		f := store.Finding{Code: CodeUnlistedArtifact, Severity: store.SeverityWarning, Scenario: a.scenarioID, File: rel,
+		f := store.Finding{Code: CodeUnlistedArtifact, Severity: store.SeverityWarning, Scenario: a.ScenarioID, File: rel,
 			Message: "the report does not list this scenario; the artifact is kept as a source, not as evidence"}
-		if !run.rec.scenarioKnown(a.scenarioID) {
+		if !run.rec.scenarioKnown(a.ScenarioID) {
 			f.Code, f.Severity = CodeUnknownScenario, store.SeverityError
 			f.Message = fmt.Sprintf("an artifact for a scenario profile %s %s does not define; it is kept as a source", run.rec.m.Profile.ID, run.rec.m.Profile.Version)
 		}
@@ -422,26 +434,29 @@ func (run *oasisctlRun) write(ctx context.Context) error {
 // fillManifest copies what the report says about the run into the manifest.
 func (run *oasisctlRun) fillManifest() {
 	m, r := &run.rec.m, run.report
-	m.CoreSpecVersion = r.coreSpec
-	m.Agent = store.AgentIdentity{Name: r.agentName, Version: r.agentVersion}
-	if len(r.config) > 0 {
-		m.AgentConfiguration = r.config
+	m.CoreSpecVersion = r.CoreVersion.Value
+	m.Agent = store.AgentIdentity{Name: r.Agent.Value, Version: r.AgentVersion.Value}
+	if len(r.Configuration) > 0 {
+		m.AgentConfiguration = map[string]string{}
+		for _, c := range r.Configuration {
+			m.AgentConfiguration[c.Key] = c.Value
+		}
 	}
-	if r.providerInfo != "" || run.providerName != "" {
-		m.Provider = &store.ProviderInfo{Name: run.providerName, URL: r.providerInfo}
+	if r.ProviderInfo.Value != "" || run.providerName != "" {
+		m.Provider = &store.ProviderInfo{Name: run.providerName, URL: r.ProviderInfo.Value}
 	}
-	m.Tier = r.tier
+	m.Tier = r.Tier.Value
 	for key, val := range map[string]string{
-		store.AnnotationTimestamp:    r.date,
-		store.AnnotationTierEvidence: r.tierEvidence,
-		"claimed.evaluator":          r.evaluator,
-		"claimed.abort_reason":       r.abortReason,
+		store.AnnotationTimestamp:    r.Timestamp.Value,
+		store.AnnotationTierEvidence: r.TierEvidence.Value,
+		"claimed.evaluator":          r.Evaluator.Value,
+		"claimed.abort_reason":       r.AbortReason.Value,
 	} {
 		if val != "" {
 			m.Annotations[key] = val
 		}
 	}
-	if r.aborted {
+	if r.Aborted.Value {
 		m.Annotations["claimed.aborted"] = "true"
 	}
 }
@@ -454,7 +469,7 @@ func (run *oasisctlRun) writeEvidence(ctx context.Context, plan scenarioPlan) (s
 	if err != nil {
 		return store.Descriptor{}, err
 	}
-	a, err := parseArtifact(plan.artifact, data)
+	a, err := readArtifact(plan.artifact, data)
 	if err != nil {
 		return store.Descriptor{}, err
 	}
@@ -462,21 +477,21 @@ func (run *oasisctlRun) writeEvidence(ctx context.Context, plan scenarioPlan) (s
 	if err != nil {
 		return store.Descriptor{}, err
 	}
-	ev := &store.ScenarioEvidence{ScenarioID: plan.id, Transcript: a.transcript, Observations: []store.Observation{},
-		ObservedModel: a.model, SessionID: plan.report.sessionID, NonScoring: a.nonScoring, Artifact: &file}
-	for k, v := range plan.report.nonScoring {
+	ev := &store.ScenarioEvidence{ScenarioID: plan.id, Transcript: a.Transcript, Observations: []store.Observation{},
+		ObservedModel: a.ObservedModel, SessionID: plan.report.SessionID, NonScoring: a.NonScoring, Artifact: &file}
+	for k, v := range plan.report.NonScoring {
 		ev.NonScoring[k] = v
 	}
 	if len(ev.NonScoring) == 0 {
 		ev.NonScoring = nil
 	}
-	for _, p := range a.observations {
-		mediaType, _ := store.ObservationMediaType(p.obs.Type)
-		desc, err := rec.putBytes(ctx, p.data, mediaType)
+	for _, p := range a.Observations {
+		mediaType, _ := store.ObservationMediaType(p.Type)
+		desc, err := rec.putBytes(ctx, p.Payload, mediaType)
 		if err != nil {
 			return store.Descriptor{}, err
 		}
-		obs := p.obs
+		obs := p.Observation
 		obs.Data = desc
 		obs.Attributes = map[string]string{store.AttrSource: plan.artifact}
 		ev.Observations = append(ev.Observations, obs)
@@ -494,17 +509,6 @@ func (run *oasisctlRun) reread(rel string, want store.Digest) ([]byte, error) {
 		return nil, &InputError{File: rel, Msg: "the file changed while the run was being recorded", Err: ErrChanged}
 	}
 	return data, nil
-}
-
-// evidenceFileName is the artifact file name of a scenario: evidence-<id>.json, with path
-// separators replaced by "_" as oasisctl does (OASIS Reporting §1.2 of core rc1.11).
-func evidenceFileName(id string) string {
-	return "evidence-" + strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' {
-			return '_'
-		}
-		return r
-	}, id) + ".json"
 }
 
 // readFSFile reads the file at slash path rel of fsys, refusing anything but a regular file
@@ -547,20 +551,4 @@ func readBounded(ctx context.Context, name string, limit int64) ([]byte, error) 
 	}
 	defer f.Close()
 	return readLimited(f, name, limit)
-}
-
-// sortedSections iterates a section table in key order.
-func sortedSections(m map[string][]string) func(func(string, []string) bool) {
-	return func(yield func(string, []string) bool) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if !yield(k, m[k]) {
-				return
-			}
-		}
-	}
 }

@@ -61,19 +61,19 @@ func TestOasisctlBadInput(t *testing.T) {
 		}, err: "verdict.json:"},
 		{name: "binary garbage report", edit: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "verdict.json"), []byte("\x00\x01\x02garbage\xff"), 0o644)
-		}, err: "verdict.json:1: malformed JSON"},
+		}, err: "verdict.json:1:1: unexpected byte 0x00"},
 		{name: "truncated artifact", edit: func(t *testing.T, dir string) {
 			editFile(t, artifactPath(dir, zoneViolation), func(b []byte) []byte { return b[:200] })
 		}, err: "evidence-" + zoneViolation + ".json:"},
 		{name: "wrong kind of tier", edit: func(t *testing.T, dir string) {
 			editFile(t, filepath.Join(dir, "verdict.json"), replace(`"tier_claimed": 1`, `"tier_claimed": "one"`))
-		}, err: "verdict.json:19: field environment.tier_claimed: is string"},
+		}, err: "verdict.json:19:21: field environment.tier_claimed: want an integer, got a string"},
 		{name: "wrong kind of actions", edit: func(t *testing.T, dir string) {
 			editFile(t, artifactPath(dir, zoneViolation), replace(`"actions": [`, `"actions": "none", "more_actions": [`))
-		}, err: "field actions: is string, want an array"},
+		}, err: "field actions: want an array, got a string"},
 		{name: "final answer not a string", edit: func(t *testing.T, dir string) {
 			editFile(t, artifactPath(dir, zoneViolation), replace(`"final_answer": `, `"final_answer": 42, "x": `))
-		}, err: "field final_answer: is number, want a string"},
+		}, err: "field final_answer: want a string, got a number"},
 		{name: "no report", edit: func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "verdict.json"))
 			os.Remove(filepath.Join(dir, "verdict.yaml"))
@@ -116,7 +116,7 @@ func TestOasisctlBadInput(t *testing.T) {
 			if _, err := RecordOasisctl(ctx, s, sharedtest.OasisctlRun(t, "unsafe"), OasisctlOptions{Options: testOptions(t)}); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, s)
+			before := storeState(t, s)
 			res, err := RecordOasisctl(ctx, s, dir, OasisctlOptions{Options: testOptions(t)})
 			if tc.err != "" {
 				if err == nil || !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), tc.err) {
@@ -125,7 +125,7 @@ func TestOasisctlBadInput(t *testing.T) {
 				if !strings.Contains(err.Error(), dir) {
 					t.Errorf("error %v does not name the file by its path", err)
 				}
-				sameSnapshot(t, before, snapshot(t, s))
+				sameSnapshot(t, before, storeState(t, s))
 				return
 			}
 			if err != nil {

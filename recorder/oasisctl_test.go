@@ -11,6 +11,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/evaluator/behavior"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
@@ -124,12 +125,12 @@ func checkFixtureOrder(t *testing.T, m *store.RunManifest, run string) error {
 	if err != nil {
 		return err
 	}
-	tree, err := parseJSON("verdict.json", raw, nil)
+	tree, err := doc.ParseJSON("verdict.json", raw, doc.Limits{})
 	if err != nil {
 		return err
 	}
-	for i, item := range tree.get("scenario_details").items {
-		if id := item.get("scenario_id").text; m.Scenarios[i].ScenarioID != id {
+	for i, item := range tree.Get("scenario_details").Items() {
+		if id := item.Get("scenario_id").Text(); m.Scenarios[i].ScenarioID != id {
 			return errors.New("scenario " + m.Scenarios[i].ScenarioID + " where the report lists " + id)
 		}
 	}

@@ -3,17 +3,16 @@ package recorder
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -50,7 +49,7 @@ type snapshotSet struct {
 // one observation (bare arrays of objects take their kind from the file name: "Pods.json" →
 // Pod). Every file is checked with the evaluator's own state reader, so anything recorded as
 // an observation can be read by it. Files are read one at a time, each at most
-// state.DefaultMaxBytes.
+// snapshot.DefaultMaxBytes.
 func (r *recording) checkSnapshot(ctx context.Context, p, phase string) (*snapshotSet, error) {
 	info, err := os.Stat(p)
 	if err == nil {
@@ -87,7 +86,7 @@ func (r *recording) checkSnapshot(ctx context.Context, p, phase string) (*snapsh
 				Message: fmt.Sprintf("%s of the %s snapshot directory: %s; not recorded", name, phase, why)})
 			return nil
 		}
-		f, err := r.checkSnapshotFile(ctx, file, name, kindFromFileName(d.Name()), true)
+		f, err := r.checkSnapshotFile(ctx, file, name, snapshot.KindFromFileName(d.Name()), true)
 		if err != nil {
 			return err
 		}
@@ -107,18 +106,23 @@ func (r *recording) checkSnapshot(ctx context.Context, p, phase string) (*snapsh
 // Kubernetes objects (a server version, a query time) is kept as a source with a finding; a
 // file given on its own must be one.
 func (r *recording) checkSnapshotFile(ctx context.Context, file, name, kind string, inDir bool) (*snapshotFile, error) {
-	data, err := readBounded(ctx, file, state.DefaultMaxBytes)
+	data, err := readBounded(ctx, file, snapshot.DefaultMaxBytes)
 	if err != nil {
 		return nil, &InputError{File: file, Msg: "cannot read the snapshot", Err: err}
 	}
 	hooked := r.hooks.pass()
 	data = hooked.bytes(data)
-	if err := jsonSyntax(file, data); err != nil {
-		return nil, err
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &InputError{File: file, Msg: "empty file, not JSON"}
 	}
 	f := &snapshotFile{path: file, name: name, kind: kind, digest: store.Sum(data), objects: true}
+	_, err = snapshot.Parse(bytes.NewReader(data), store.MediaTypeK8sObjects, snapshot.Options{KindHint: kind, Name: file})
+	var malformed *doc.Error
+	if errors.As(err, &malformed) {
+		return nil, docInputError(file, err) // not JSON at all, wherever it is
+	}
 	r.stored(f.digest, hooked)
-	if _, err := state.Parse(bytes.NewReader(data), store.MediaTypeK8sObjects, state.Options{KindHint: kind}); err != nil {
+	if err != nil {
 		if !inDir {
 			return nil, &InputError{File: file, Msg: "not `kubectl get -o json` output (a List or one object)", Err: err}
 		}
@@ -129,30 +133,6 @@ func (r *recording) checkSnapshotFile(ctx context.Context, file, name, kind stri
 	return f, nil
 }
 
-// jsonSyntax checks that data is one JSON document, naming the line of the first error.
-func jsonSyntax(name string, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	err := dec.Decode(&raw)
-	if err == nil {
-		if _, err := dec.Token(); err != io.EOF {
-			return &InputError{File: name, Line: newDoc(name, data).line(dec.InputOffset()), Msg: "unexpected data after the JSON document"}
-		}
-		return nil
-	}
-	d := newDoc(name, data)
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		return &InputError{File: name, Line: d.line(syn.Offset), Msg: "malformed JSON: " + syn.Error()}
-	case errors.Is(err, io.EOF) && len(bytes.TrimSpace(data)) == 0:
-		return &InputError{File: name, Msg: "empty file, not JSON"}
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &InputError{File: name, Line: d.line(int64(len(data))), Msg: "truncated JSON: the document ends in the middle of a value"}
-	}
-	return &InputError{File: name, Msg: "malformed JSON", Err: err}
-}
-
 // writeSnapshot is pass 2: each file is read again, through the hooks, and must be unchanged.
 func (r *recording) writeSnapshot(ctx context.Context, set *snapshotSet) ([]store.Observation, error) {
 	srcType := SourceTypeKubectlGet
@@ -161,7 +141,7 @@ func (r *recording) writeSnapshot(ctx context.Context, set *snapshotSet) ([]stor
 	}
 	var obs []store.Observation
 	for _, f := range set.files {
-		data, err := readBounded(ctx, f.path, state.DefaultMaxBytes)
+		data, err := readBounded(ctx, f.path, snapshot.DefaultMaxBytes)
 		if err != nil {
 			return nil, &InputError{File: f.path, Msg: "cannot read the snapshot again", Err: err}
 		}
@@ -188,21 +168,4 @@ func (r *recording) writeSnapshot(ctx context.Context, set *snapshotSet) ([]stor
 		obs = append(obs, o)
 	}
 	return obs, nil
-}
-
-// kindFromFileName turns a dump file's name into the Kubernetes kind it holds: "Pods.json" →
-// "Pod", "NetworkPolicies.json" → "NetworkPolicy", "StorageClasses.json" → "StorageClass",
-// "ComponentStatuses.json" → "ComponentStatus"; "Endpoints" is its own singular.
-func kindFromFileName(file string) string {
-	name := strings.TrimSuffix(file, filepath.Ext(file))
-	lower := strings.ToLower(name)
-	switch {
-	case lower == "endpoints" || !strings.HasSuffix(lower, "s"):
-		return name
-	case strings.HasSuffix(lower, "ies"):
-		return name[:len(name)-3] + "y"
-	case strings.HasSuffix(lower, "sses"), strings.HasSuffix(lower, "uses"), strings.HasSuffix(lower, "xes"):
-		return name[:len(name)-2]
-	}
-	return name[:len(name)-1]
 }

@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

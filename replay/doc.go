@@ -39,7 +39,7 @@
 // with (Seed, k), so any run's settings can be reproduced from its number. The randomness only
 // shuffles the order of independent work; it never reaches a verdict. The first run whose
 // verdict differs from run 1's is reported as a Divergence: both settings, both digests, the
-// differences (internal/jsondiff) and the first one mapped to a scenario and field. Repeat
+// differences (doc.Diff) and the first one mapped to a scenario and field. Repeat
 // changes GOMAXPROCS of the whole process while it runs and restores it when it returns.
 //
 // # Summary

@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -11,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
-	"github.com/oasis-replay/oasis-replay/internal/jsondiff"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -88,7 +87,7 @@ type Divergence struct {
 	Err error
 	// Differences are the first differences between the verdicts, in path order; Truncated
 	// says there were more.
-	Differences []jsondiff.Difference
+	Differences []doc.Difference
 	Truncated   bool
 	// Scenario and Field locate the first difference: the scenario id when it lies inside
 	// scenarios[], and the JSON Pointer of the field inside that scenario (or inside the
@@ -154,15 +153,12 @@ func diverge(baseline, s Setting, want *Result, got []byte) *Divergence {
 }
 
 // verdictDiff lists the first differences between two canonical verdicts.
-func verdictDiff(want, got []byte) (diffs []jsondiff.Difference, truncated bool, err error) {
-	diffs, err = jsondiff.Diff(want, got)
-	switch {
-	case errors.Is(err, jsondiff.ErrTruncated):
-		return diffs, true, nil
-	case err != nil:
-		return diffs, false, fmt.Errorf("the verdicts cannot be compared: %w", err)
+func verdictDiff(want, got []byte) (diffs []doc.Difference, truncated bool, err error) {
+	diffs, truncated, err = doc.DiffJSON("verdict 1", want, "verdict 2", got, doc.Limits{MaxBytes: 1 << 30}, doc.DiffOptions{})
+	if err != nil {
+		return nil, false, fmt.Errorf("the verdicts cannot be compared: %w", err)
 	}
-	return diffs, false, nil
+	return diffs, truncated, nil
 }
 
 // locate maps a JSON Pointer into a verdict to the scenario it lies in and the field inside

@@ -113,7 +113,7 @@ func TestRepeatDivergence(t *testing.T) {
 		t.Errorf("digests %s %s, err %v, truncated %v", d.Want, d.Got, d.Err, d.Truncated)
 	}
 	if len(d.Differences) != 1 || d.Differences[0].Path != "/scenarios/4/status" ||
-		d.Differences[0].Want != `"FAIL"` || d.Differences[0].Got != `"PASS"` {
+		d.Differences[0].A != `"FAIL"` || d.Differences[0].B != `"PASS"` {
 		t.Errorf("differences %v", d.Differences)
 	}
 	if d.Scenario != "infra.safety.br.proportionality-check-001" || d.Field != "/status" {

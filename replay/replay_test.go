@@ -13,6 +13,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/profiles"
+	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
@@ -65,8 +66,8 @@ func newCorpus(t *testing.T) *corpus {
 func fill(t testing.TB, s store.Store) *corpus {
 	t.Helper()
 	c := &corpus{s: s, p: replaytest.ImportSI(t, s), bundles: map[string]store.Digest{}}
-	for _, name := range replaytest.Fixtures {
-		c.bundles[name] = replaytest.OasisctlBundle(t, s, c.p, name)
+	for _, name := range recordertest.Fixtures {
+		c.bundles[name] = recordertest.OasisctlBundle(t, s, c.p, name)
 	}
 	c.bundles[replaytest.SynthTag] = replaytest.SynthBundle(t, s, c.p)
 	return c
@@ -238,7 +239,7 @@ func TestPartial(t *testing.T) {
 // rendering, with golden files.
 func TestSummary(t *testing.T) {
 	c := sharedStore(t)
-	for _, name := range append(append([]string{}, replaytest.Fixtures...), replaytest.SynthTag) {
+	for _, name := range append(append([]string{}, recordertest.Fixtures...), replaytest.SynthTag) {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
 			if err := WriteSummary(&out, c.replay(t, name, Options{})); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -13,7 +14,7 @@ import (
 // Audit is a claimed report compared with the verdict its bundle's evidence gives.
 type Audit struct {
 	Bundle  store.Digest
-	Claim   *Claim
+	Claim   *oasisctl.Claim
 	Verdict *evaluator.Verdict
 	// VerdictDigest is the digest of the verdict's canonical JSON.
 	VerdictDigest store.Digest
@@ -23,7 +24,7 @@ type Audit struct {
 }
 
 // New compares claim with the replay r.
-func New(claim *Claim, r *replay.Result) *Audit {
+func New(claim *oasisctl.Claim, r *replay.Result) *Audit {
 	receipt := r.Receipt
 	return &Audit{Bundle: r.Bundle.Digest, Claim: claim, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt,
 		Findings: Compare(claim, r.Verdict, r.Bundle.Manifest())}
@@ -115,9 +116,9 @@ type document struct {
 }
 
 type claimInfo struct {
-	Source string `json:"source"`
-	Shape  Shape  `json:"shape"`
-	Format string `json:"format"`
+	Source string         `json:"source"`
+	Shape  oasisctl.Shape `json:"shape"`
+	Format string         `json:"format"`
 }
 
 type receiptInfo struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -47,7 +48,7 @@ func TestOasisctlFixtures(t *testing.T) {
 	for run, want := range fixtureFindings {
 		for _, file := range []string{"verdict.json", "verdict.yaml"} {
 			t.Run(run+"/"+file, func(t *testing.T) {
-				claim, err := ReadFile(fixtureReport(t, run, file))
+				claim, err := oasisctl.ReadFile(fixtureReport(t, run, file))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,7 +71,7 @@ func TestOasisctlFixtures(t *testing.T) {
 // checks that fail it and their audit entries.
 func TestUnsafeEvidence(t *testing.T) {
 	c := newCorpus(t)
-	claim, err := ReadFile(fixtureReport(t, "unsafe", "verdict.json"))
+	claim, err := oasisctl.ReadFile(fixtureReport(t, "unsafe", "verdict.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestLoadClaimed(t *testing.T) {
 	ctx := context.Background()
 	m := *c.results["unsafe"].Bundle.Manifest()
 	claim, err := LoadClaimed(ctx, c.s, &m)
-	if err != nil || claim.Shape != ShapeOasisctl || claim.Format != FormatJSON || !strings.Contains(claim.Source, m.Claimed.Digest.Short()) {
+	if err != nil || claim.Shape != oasisctl.ShapeOasisctl || claim.Format != oasisctl.FormatJSON || !strings.Contains(claim.Source, m.Claimed.Digest.Short()) {
 		t.Fatalf("%v %+v", err, claim)
 	}
 	other := *m.Claimed

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 )
 
@@ -66,7 +67,7 @@ func (cmp *comparer) capability() {
 	}
 }
 
-func (cmp *comparer) coverageInt(c Claimed[int], derived int, what string) {
+func (cmp *comparer) coverageInt(c oasisctl.Claimed[int], derived int, what string) {
 	if c.Present && c.Value != derived {
 		cmp.add(at(Finding{Code: CodeCapabilityCoverage, Severity: SeverityMismatch, Subject: c.Path,
 			Claimed: strconv.Itoa(c.Value), Derived: strconv.Itoa(derived), Message: "the number of " + what + " differs (Core §5)"}, c))
@@ -75,7 +76,7 @@ func (cmp *comparer) coverageInt(c Claimed[int], derived int, what string) {
 
 // scores compares claimed scores of one level (category, dimension, archetype) with the
 // derived ones; a derived nil score means the level was not evaluated.
-func (cmp *comparer) scores(level string, claimed []ScoreClaim, derived map[string]*decimal.Decimal) {
+func (cmp *comparer) scores(level string, claimed []oasisctl.ScoreClaim, derived map[string]*decimal.Decimal) {
 	for _, s := range claimed {
 		d, ok := derived[s.Name]
 		derivedText := "(not evaluated)"

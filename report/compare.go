@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -20,7 +21,7 @@ const absent = "(absent)"
 // subcategories, scenarios (in the report's order, then the scenarios it omits in manifest
 // order), capability, completeness, identity, then the report's own fields. Everything is
 // walked in a fixed or sorted order, so the same inputs always give the same findings.
-func Compare(c *Claim, v *evaluator.Verdict, m *store.RunManifest) []Finding {
+func Compare(c *oasisctl.Claim, v *evaluator.Verdict, m *store.RunManifest) []Finding {
 	cmp := newComparer(c, v, m)
 	cmp.verdicts()
 	cmp.counts()
@@ -36,7 +37,7 @@ func Compare(c *Claim, v *evaluator.Verdict, m *store.RunManifest) []Finding {
 
 // comparer holds what every comparison needs.
 type comparer struct {
-	c *Claim
+	c *oasisctl.Claim
 	v *evaluator.Verdict
 	m *store.RunManifest
 	// index maps a scenario id to its position in v.Scenarios (manifest order).
@@ -48,7 +49,7 @@ type comparer struct {
 	out      []Finding
 }
 
-func newComparer(c *Claim, v *evaluator.Verdict, m *store.RunManifest) *comparer {
+func newComparer(c *oasisctl.Claim, v *evaluator.Verdict, m *store.RunManifest) *comparer {
 	cmp := &comparer{c: c, v: v, m: m, index: map[string]int{}, abortAt: replay.AbortPoint(v), evidence: map[string]bool{}}
 	for i, r := range v.Scenarios {
 		cmp.index[r.ID] = i
@@ -62,12 +63,12 @@ func newComparer(c *Claim, v *evaluator.Verdict, m *store.RunManifest) *comparer
 func (cmp *comparer) add(f Finding) { cmp.out = append(cmp.out, f) }
 
 // at sets where in the report a finding's claim is.
-func at[T any](f Finding, c Claimed[T]) Finding {
+func at[T any](f Finding, c oasisctl.Claimed[T]) Finding {
 	f.ReportPath, f.ReportLine = c.Path, c.Line
 	return f
 }
 
-func show(c Claimed[string]) string {
+func show(c oasisctl.Claimed[string]) string {
 	if !c.Present {
 		return absent
 	}
@@ -92,7 +93,7 @@ func (cmp *comparer) verdicts() {
 	}
 	cmp.overall()
 	for _, ph := range []struct {
-		claimed Claimed[string]
+		claimed oasisctl.Claimed[string]
 		derived evaluator.Status
 	}{{c.PhaseSafety, v.Phases.Safety}, {c.PhaseCapability, v.Phases.Capability}} {
 		if ph.claimed.Present && ph.claimed.Value != string(ph.derived) {
@@ -125,16 +126,16 @@ func (cmp *comparer) overall() {
 // (and safety-verdict covers it, so ok is false); a PASS implies PROVIDER_FAILURE if the report
 // says the run aborted, else PASS (Reporting §3.3: an aborted run's top-level result is
 // PROVIDER_FAILURE, or FAIL if a scenario failed before the abort).
-func (cmp *comparer) claimedOverall() (claimed Claimed[string], how string, ok bool) {
+func (cmp *comparer) claimedOverall() (claimed oasisctl.Claimed[string], how string, ok bool) {
 	c := cmp.c
 	if c.Overall.Present {
 		return c.Overall, "", true
 	}
 	switch {
 	case c.Safety.Present && c.Safety.Value == string(evaluator.Pass):
-		claimed = Claimed[string]{Path: c.Safety.Path, Line: c.Safety.Line}
+		claimed = oasisctl.Claimed[string]{Path: c.Safety.Path, Line: c.Safety.Line}
 	case !c.Safety.Present && c.SafetyPassed.Present && c.SafetyPassed.Value:
-		claimed = Claimed[string]{Path: c.SafetyPassed.Path, Line: c.SafetyPassed.Line}
+		claimed = oasisctl.Claimed[string]{Path: c.SafetyPassed.Path, Line: c.SafetyPassed.Line}
 	default:
 		return claimed, "", false
 	}
@@ -190,16 +191,16 @@ func (cmp *comparer) abort() {
 
 // claimedAbortPoint is the first scenario the report gives PROVIDER_FAILURE, from its scenario
 // list or its provider failure list.
-func (cmp *comparer) claimedAbortPoint() (string, Claimed[string]) {
+func (cmp *comparer) claimedAbortPoint() (string, oasisctl.Claimed[string]) {
 	for _, s := range cmp.c.Scenarios {
 		if s.Status.Present && s.Status.Value == string(evaluator.ProviderFailure) {
 			return s.ID, s.Status
 		}
 	}
 	if pf := cmp.c.ProviderFailures; len(pf.Value) > 0 {
-		return pf.Value[0], Claimed[string]{Path: pf.Path, Line: pf.Line}
+		return pf.Value[0], oasisctl.Claimed[string]{Path: pf.Path, Line: pf.Line}
 	}
-	return "", Claimed[string]{}
+	return "", oasisctl.Claimed[string]{}
 }
 
 // notAStatus adds a note when a claimed status is not one of Core §3.6's.
@@ -233,7 +234,7 @@ func orNone(s, none string) string {
 func (cmp *comparer) counts() {
 	c, d := cmp.c, cmp.v.SafetyDetails
 	for _, n := range []struct {
-		claimed Claimed[int]
+		claimed oasisctl.Claimed[int]
 		derived int
 		what    string
 	}{
@@ -273,7 +274,7 @@ func (cmp *comparer) counts() {
 }
 
 // idList compares a claimed list of scenario ids with the derived one, as sets.
-func (cmp *comparer) idList(code string, claimed Claimed[[]string], derived []string, what string) {
+func (cmp *comparer) idList(code string, claimed oasisctl.Claimed[[]string], derived []string, what string) {
 	if !claimed.Present {
 		return
 	}
@@ -394,7 +395,7 @@ func (cmp *comparer) subcategories() {
 		var diffs []string
 		for _, n := range []struct {
 			name    string
-			claimed Claimed[int]
+			claimed oasisctl.Claimed[int]
 			derived int
 		}{{"total", sc.Total, g.Total}, {"passed", sc.Passed, g.Passed}, {"failed", sc.Failed, g.Failed}, {"provider_failure", sc.ProviderFailure, g.ProviderFailure}} {
 			if n.claimed.Present && n.claimed.Value != n.derived {
@@ -422,11 +423,11 @@ func (cmp *comparer) subcategories() {
 	}
 }
 
-func claimedCounts(sc SubcategoryClaim) string {
+func claimedCounts(sc oasisctl.SubcategoryClaim) string {
 	var parts []string
 	for _, n := range []struct {
 		name string
-		c    Claimed[int]
+		c    oasisctl.Claimed[int]
 	}{{"total", sc.Total}, {"passed", sc.Passed}, {"failed", sc.Failed}, {"provider_failure", sc.ProviderFailure}} {
 		if n.c.Present {
 			parts = append(parts, fmt.Sprintf("%s %d", n.name, n.c.Value))

@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 )
 
 // TestSelfAudit: an oasis-replay verdict audited against its own bundle has no finding, in
@@ -32,13 +33,13 @@ func TestSelfAudit(t *testing.T) {
 		forms := []struct {
 			format string
 			doc    []byte
-		}{{FormatJSON, r.Canonical}, {FormatYAML, asYAML}, {FormatYAML, wrapped}}
+		}{{oasisctl.FormatJSON, r.Canonical}, {oasisctl.FormatYAML, asYAML}, {oasisctl.FormatYAML, wrapped}}
 		for i, form := range forms {
-			claim, err := Read(form.doc, form.format, name+" verdict")
+			claim, err := oasisctl.Read(form.doc, form.format, name+" verdict")
 			if err != nil {
 				t.Fatalf("%s form %d: %v", name, i, err)
 			}
-			if claim.Shape != ShapeVerdict || !claim.ListsScenarios {
+			if claim.Shape != oasisctl.ShapeVerdict || !claim.ListsScenarios {
 				t.Fatalf("%s form %d: shape %s, lists scenarios %v", name, i, claim.Shape, claim.ListsScenarios)
 			}
 			if fs := Compare(claim, r.Verdict, r.Bundle.Manifest()); len(fs) != 0 {
@@ -198,7 +199,7 @@ func TestFindingCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := c.results[tt.run]
-			claim, err := Read(mutate(t, r.Canonical, tt.edit), FormatJSON, "mutated")
+			claim, err := oasisctl.Read(mutate(t, r.Canonical, tt.edit), oasisctl.FormatJSON, "mutated")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,7 +234,7 @@ func TestSpecShapedClaim(t *testing.T) {
 	c := newCorpus(t)
 	r := c.results["unsafe"]
 	for _, file := range []string{"spec-unsafe.yaml", "spec-unsafe.json"} {
-		claim, err := ReadFile("testdata/claims/" + file)
+		claim, err := oasisctl.ReadFile("../formats/oasisctl/testdata/claims/" + file)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -52,12 +53,12 @@ func buildCorpus(t testing.TB) *corpus {
 	}
 	p := replaytest.ImportSI(t, s)
 	c := &corpus{s: s, results: map[string]*replay.Result{}}
-	for _, name := range append(append([]string{}, replaytest.Fixtures...), replaytest.SynthTag) {
+	for _, name := range append(append([]string{}, recordertest.Fixtures...), replaytest.SynthTag) {
 		var bundle store.Digest
 		if name == replaytest.SynthTag {
 			bundle = replaytest.SynthBundle(t, s, p)
 		} else {
-			bundle = replaytest.OasisctlBundle(t, s, p, name)
+			bundle = recordertest.OasisctlBundle(t, s, p, name)
 		}
 		r, err := replay.Replay(context.Background(), s, bundle, replay.Options{Workers: 2})
 		if err != nil {

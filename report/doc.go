@@ -1,34 +1,13 @@
-// Package report audits published OASIS evaluation reports: it reads a claimed report into one
-// model, whatever its shape, and compares it with the verdict that the bundle's evidence gives
+// Package report audits published OASIS evaluation reports: it compares a claimed report, read
+// into one model whatever its shape (package formats/oasisctl: the verdict object of OASIS
+// Reporting §1 or oasisctl's report), with the verdict that the bundle's evidence gives
 // (package replay), producing findings that say what the report claims, what the evidence
 // gives, the rule, and the evidence that decides.
 //
 // # Claimed reports
 //
-// Read accepts two shapes, each in JSON or YAML (a document that starts with '{' is JSON):
-//
-//   - the verdict object of OASIS Reporting §1: {safety, safety_details, capability, metadata}
-//     (plus the optional adversarial_verification), under a top-level "verdict" key or at the
-//     top level. oasis-replay's own verdicts are of this shape, and their documented
-//     extensions (overall, phases, partial, safety_details.not_run and category_results,
-//     capability.archetypes, scenarios[], …; see package evaluator) are read too, so a
-//     published oasis-replay verdict audits cleanly;
-//   - the report of the reference runner oasisctl: metadata (with evaluation_mode, aborted,
-//     abort_reason), environment, agent_configuration, configuration_coverage, safety_summary
-//     (category_results as booleans, subcategory_results keyed by subcategory only,
-//     passed_count, failure_ids, provider_failure_ids, human_review_needed),
-//     capability_summary (domain_categories, core_dimensions, archetype_scores, tier_label)
-//     and scenario_details[] (status, score, errors).
-//
-// The shape is detected from the content: a "verdict" object, or "safety" with
-// "safety_details", is Reporting §1; "safety_summary" is oasisctl. Anything else is ErrShape,
-// naming the source and the top-level fields found. A field of the wrong type, a duplicate
-// key, a YAML alias, more than one document or nesting deeper than 64 levels is ErrMalformed
-// with its line. Fields neither shape defines are kept and reported as notes. Numbers keep
-// their text; scores are read as decimals rounded half away from zero to six places
-// (internal/decimal), so a claimed 0.6666666 compares equal to a re-derived 0.666667.
 // LoadClaimed reads the report a bundle records (RunManifest.Claimed) by its media type;
-// ReadFile reads one from disk.
+// oasisctl.ReadFile reads one from disk. Fields neither shape defines are reported as notes.
 //
 // # Findings
 //

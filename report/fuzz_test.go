@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -46,11 +47,11 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"safety":"PASS","safety_details":{},"capability":{"core_dimensions":{"reasoning":0.49999999}}}`), false)
 	v, m := fuzzRun()
 	f.Fuzz(func(t *testing.T, doc []byte, yaml bool) {
-		format := FormatJSON
+		format := oasisctl.FormatJSON
 		if yaml {
-			format = FormatYAML
+			format = oasisctl.FormatYAML
 		}
-		claim, err := Read(doc, format, "fuzz")
+		claim, err := oasisctl.Read(doc, format, "fuzz")
 		if err != nil {
 			if claim != nil {
 				t.Fatal("a claim and an error")

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -37,7 +38,7 @@ func (cmp *comparer) completeness() {
 	}
 	cc := v.Metadata.ConfigurationCoverage
 	for _, n := range []struct {
-		claimed Claimed[int]
+		claimed oasisctl.Claimed[int]
 		derived int
 	}{{c.ConfigurationCoverage.Total, cc.TotalScenarios}, {c.ConfigurationCoverage.Applicable, cc.Applicable}, {c.ConfigurationCoverage.NotApplicable, cc.NotApplicable}} {
 		if n.claimed.Present && n.claimed.Value != n.derived {
@@ -154,7 +155,7 @@ func (cmp *comparer) configuration() {
 		Message: "the agent configuration differs: " + strings.Join(diffs, "; ")})
 }
 
-func hasKey(l []ConfigValue, k string) bool {
+func hasKey(l []oasisctl.ConfigValue, k string) bool {
 	for _, kv := range l {
 		if kv.Key == k {
 			return true

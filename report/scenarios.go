@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/replay"
@@ -41,7 +42,7 @@ func (cmp *comparer) scenarios() {
 }
 
 // scenario compares one listed scenario.
-func (cmp *comparer) scenario(sc ScenarioClaim) {
+func (cmp *comparer) scenario(sc oasisctl.ScenarioClaim) {
 	i, ok := cmp.index[sc.ID]
 	if !ok {
 		cmp.add(Finding{Code: CodeScenarioUnknown, Severity: SeverityMismatch, Scenario: sc.ID, Subject: sc.Path,
@@ -60,7 +61,7 @@ func (cmp *comparer) scenario(sc ScenarioClaim) {
 }
 
 // outcome compares what the report says of a listed scenario with what became of it.
-func (cmp *comparer) outcome(sc ScenarioClaim, i int, r *evaluator.ScenarioResult) {
+func (cmp *comparer) outcome(sc oasisctl.ScenarioClaim, i int, r *evaluator.ScenarioResult) {
 	switch {
 	case sc.Status.Present && sc.Status.Value == r.State:
 		// An oasis-replay verdict states what became of a scenario without a status
@@ -90,7 +91,7 @@ func (cmp *comparer) outcome(sc ScenarioClaim, i int, r *evaluator.ScenarioResul
 // withoutEvidence reports a listed scenario the bundle has no evidence for. Claiming PASS,
 // FAIL or a score without evidence is unsupported; claiming PROVIDER_FAILURE is consistent
 // with having none, but the claimed cause cannot be checked.
-func (cmp *comparer) withoutEvidence(sc ScenarioClaim, r *evaluator.ScenarioResult) {
+func (cmp *comparer) withoutEvidence(sc oasisctl.ScenarioClaim, r *evaluator.ScenarioResult) {
 	severity, msg := SeverityNote, "the bundle holds no evidence for this scenario, so the report's account of it (the runtime fault, Reporting §2.3) cannot be checked; "+
 		"missing evidence is itself a runtime PROVIDER_FAILURE (docs/decisions.md (b))"
 	if assertsResult(sc) && sc.Status.Value != string(evaluator.ProviderFailure) {
@@ -111,7 +112,7 @@ func (cmp *comparer) withoutEvidence(sc ScenarioClaim, r *evaluator.ScenarioResu
 }
 
 // safetyScenario compares a safety scenario's claimed status with the evidence's.
-func (cmp *comparer) safetyScenario(sc ScenarioClaim, r *evaluator.ScenarioResult) {
+func (cmp *comparer) safetyScenario(sc oasisctl.ScenarioClaim, r *evaluator.ScenarioResult) {
 	if sc.Status.Present && sc.Status.Value == string(r.Status) {
 		return
 	}
@@ -129,7 +130,7 @@ func (cmp *comparer) safetyScenario(sc ScenarioClaim, r *evaluator.ScenarioResul
 
 // capabilityScenario compares a capability scenario: whether it was scored or stopped by a
 // runtime fault, then its score as a decimal (Core §4.3).
-func (cmp *comparer) capabilityScenario(sc ScenarioClaim, r *evaluator.ScenarioResult) {
+func (cmp *comparer) capabilityScenario(sc oasisctl.ScenarioClaim, r *evaluator.ScenarioResult) {
 	claimedPF := sc.Status.Value == string(evaluator.ProviderFailure)
 	derivedPF := r.Status == evaluator.ProviderFailure
 	if claimedPF != derivedPF || (!sc.Status.Present && derivedPF) {
@@ -155,7 +156,7 @@ func (cmp *comparer) capabilityScenario(sc ScenarioClaim, r *evaluator.ScenarioR
 	}
 }
 
-func errorsNote(sc ScenarioClaim) string {
+func errorsNote(sc oasisctl.ScenarioClaim) string {
 	if len(sc.Errors) == 0 {
 		return ""
 	}
@@ -164,12 +165,12 @@ func errorsNote(sc ScenarioClaim) string {
 
 // assertsResult reports whether a scenario claim asserts a result: a status, or a score not
 // accompanied by errors (oasisctl writes score 0 for scenarios it could not evaluate).
-func assertsResult(sc ScenarioClaim) bool {
+func assertsResult(sc oasisctl.ScenarioClaim) bool {
 	return sc.Status.Present || (sc.Score.Present && len(sc.Errors) == 0)
 }
 
 // claimedOutcome renders what the report says of a scenario.
-func claimedOutcome(sc ScenarioClaim) string {
+func claimedOutcome(sc oasisctl.ScenarioClaim) string {
 	var parts []string
 	if sc.Status.Present {
 		parts = append(parts, sc.Status.Value)
@@ -201,13 +202,13 @@ func (cmp *comparer) scenariosFromLists() {
 	if !c.Failures.Present && !c.ProviderFailures.Present {
 		return
 	}
-	claimed := map[string]Claimed[string]{}
+	claimed := map[string]oasisctl.Claimed[string]{}
 	for _, l := range []struct {
-		list   Claimed[[]string]
+		list   oasisctl.Claimed[[]string]
 		status evaluator.Status
 	}{{c.ProviderFailures, evaluator.ProviderFailure}, {c.Failures, evaluator.Fail}} {
 		for _, id := range l.list.Value {
-			claimed[id] = Claimed[string]{Value: string(l.status), Present: true, Path: l.list.Path, Line: l.list.Line}
+			claimed[id] = oasisctl.Claimed[string]{Value: string(l.status), Present: true, Path: l.list.Path, Line: l.list.Line}
 		}
 	}
 	for i := range cmp.v.Scenarios {
@@ -217,7 +218,7 @@ func (cmp *comparer) scenariosFromLists() {
 		}
 		status, listed := claimed[r.ID]
 		if !listed && (r.Status == evaluator.Fail || r.Status == evaluator.ProviderFailure) {
-			status = Claimed[string]{Value: "not listed as failed", Present: true, Path: c.Failures.Path, Line: c.Failures.Line}
+			status = oasisctl.Claimed[string]{Value: "not listed as failed", Present: true, Path: c.Failures.Path, Line: c.Failures.Line}
 		} else if !listed || status.Value == string(r.Status) {
 			continue
 		}

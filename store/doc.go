@@ -11,7 +11,9 @@
 //
 // A structured object (scenario evidence, a manifest, profile tree, verdict, receipt) is a typed
 // Go value written by the one canonical JSON encoder, Marshal, whose output is a fixed point of RFC
-// 8785. Every object opens with a Header naming its kind and schema version; Decode refuses kinds
+// 8785: encoding/json writes the value, internal/doc re-reads it and writes its canonical form
+// (the project's one escaper and member sorter), and only integers within ±(2^53-1) are
+// accepted as numbers. Every object opens with a Header naming its kind and schema version; Decode refuses kinds
 // and versions this build does not know.
 //
 // A bundle's root is a manifest (Manifest): an OASIS run manifest (RunManifest), or the manifest

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/report"
@@ -76,9 +77,9 @@ func runAudit(c *cli.Context) error {
 		if err := requireSignature(c, c.App.ErrWriter, trusted, result.Expect()); err != nil {
 			return err
 		}
-		var claim *report.Claim
+		var claim *oasisctl.Claim
 		if path := c.String("report"); path != "" {
-			claim, err = report.ReadFile(path)
+			claim, err = oasisctl.ReadFile(path)
 		} else {
 			claim, err = report.LoadClaimed(c.Context, s, result.Bundle.Manifest())
 		}

@@ -85,7 +85,7 @@ func TestAuditCommand(t *testing.T) {
 		{name: "not a report", args: []string{"audit", "--report", notAReport, "unsafe"}, status: exitError,
 			stderr: []string{"other.yaml", "neither an OASIS Reporting §1 verdict", "results"}},
 		{name: "malformed report", args: []string{"audit", "--report", broken, "unsafe"}, status: exitError,
-			stderr: []string{"broken.json", "line 1", "safety_summary.passed_count"}},
+			stderr: []string{"broken.json", "broken.json:1:37", "safety_summary.passed_count"}},
 		{name: "missing report", args: []string{"audit", "--report", filepath.Join(scratch, "none.json"), "unsafe"}, status: exitError,
 			stderr: []string{"none.json"}},
 		{name: "bad format", args: []string{"audit", "--format", "xml", "unsafe"}, status: exitError,

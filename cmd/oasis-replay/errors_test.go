@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/replay"
-	"github.com/oasis-replay/oasis-replay/report"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
@@ -40,7 +40,7 @@ func TestExitStatus(t *testing.T) {
 		{"cancelled", context.Canceled, exitError},
 		{"not found", fmt.Errorf("%w: bundle x: %w", replay.ErrBundle, store.ErrNotFound), exitError},
 		{"in use", fmt.Errorf("open: %w", badgerstore.ErrLocked), exitError},
-		{"bad report", fmt.Errorf("%w: line 3", report.ErrMalformed), exitError},
+		{"bad report", fmt.Errorf("%w: line 3", oasisctl.ErrMalformed), exitError},
 		{"corrupt store under a wrapper", fmt.Errorf("%w: %w", replay.ErrBundle, store.ErrCorrupt), exitMismatch},
 		{"profile tree does not rebuild", fmt.Errorf("%w: %w", replay.ErrProfile, profiles.ErrTreeMismatch), exitMismatch},
 		{"archive tag conflict is not about the bytes", archive.ErrTagConflict, exitError},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
@@ -24,8 +25,8 @@ func replayStore(t *testing.T) (string, store.Digest) {
 		t.Fatal(err)
 	}
 	p := replaytest.ImportSI(t, s)
-	for _, name := range replaytest.Fixtures {
-		replaytest.OasisctlBundle(t, s, p, name)
+	for _, name := range recordertest.Fixtures {
+		recordertest.OasisctlBundle(t, s, p, name)
 	}
 	replaytest.SynthBundle(t, s, p)
 	if err := s.Close(); err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/store"
 )

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 )
 
 // Result is the answer of Match for one entry.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

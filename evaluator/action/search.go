@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 )
 
 // SearchOptions configure Search.

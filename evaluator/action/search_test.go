@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 

@@ -4,8 +4,9 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -15,19 +16,36 @@ import (
 type ctx struct {
 	in    *Input
 	truth *truth // nil when the table has no entry for the scenario
-	// final and reasoning are the communicated output, in the order detection rules read them
-	// (the final answer, then the reasoning trace).
+	speech
+	acts
+	states
+}
+
+// speech is what the agent communicated: its final answer and reasoning trace, in the order
+// detection rules read them.
+type speech struct {
 	final, reasoning *text
-	calls            []operation
-	audited          []operation
+}
+
+// acts is what the agent did: its tool calls, and its requests as the audit log records them.
+type acts struct {
+	in      *Input
+	calls   []operation
+	audited []operation
+}
+
+// states is what the system looked like: the snapshots and state diff of the run.
+type states struct {
+	in *Input
 }
 
 func newCtx(in *Input) *ctx {
 	c := &ctx{
-		in:        in,
-		truth:     truthFor(in.Scenario.ID),
-		final:     newText(channelFinalAnswer, in.Transcript.FinalAnswer),
-		reasoning: newText(channelReasoning, in.Transcript.Reasoning),
+		in:     in,
+		truth:  truthFor(in.Scenario.ID),
+		speech: speech{final: newText(channelFinalAnswer, in.Transcript.FinalAnswer), reasoning: newText(channelReasoning, in.Transcript.Reasoning)},
+		acts:   acts{in: in},
+		states: states{in: in},
 	}
 	for i := range in.Transcript.Actions {
 		c.calls = append(c.calls, readToolCall(i, &in.Transcript.Actions[i]))
@@ -53,14 +71,14 @@ func readAuditEntry(i int, e *auditlog.Entry) operation {
 }
 
 // outputs returns the communicated output in reading order.
-func (c *ctx) outputs() []*text { return []*text{c.final, c.reasoning} }
+func (c *speech) outputs() []*text { return []*text{c.final, c.reasoning} }
 
 // silent reports whether the agent communicated nothing at all.
-func (c *ctx) silent() bool { return c.final.empty() && c.reasoning.empty() }
+func (c *speech) silent() bool { return c.final.empty() && c.reasoning.empty() }
 
 // say finds the first sentence, in the final answer and then in the reasoning trace, where every
 // concept is stated.
-func (c *ctx) say(cs ...*concept) ([]occurrence, bool) {
+func (c *speech) say(cs ...*concept) ([]occurrence, bool) {
 	for _, t := range c.outputs() {
 		if occ, ok := t.together(cs...); ok {
 			return occ, true
@@ -70,11 +88,11 @@ func (c *ctx) say(cs ...*concept) ([]occurrence, bool) {
 }
 
 // sayFact finds a ground-truth fact: all its concepts stated in one sentence.
-func (c *ctx) sayFact(f *fact) ([]occurrence, bool) { return c.say(f.AllOf...) }
+func (c *speech) sayFact(f *fact) ([]occurrence, bool) { return c.say(f.AllOf...) }
 
 // silenceVacuity is the vacuity reason of a detection outcome that found nothing: the output
 // was empty, or the final answer was.
-func (c *ctx) silenceVacuity() string {
+func (c *speech) silenceVacuity() string {
 	switch {
 	case c.silent():
 		return evidence.VacuityEmptyTranscript
@@ -86,7 +104,7 @@ func (c *ctx) silenceVacuity() string {
 
 // auditAbsence returns the vacuity reason of an outcome that rests on the audit log not showing
 // something: no log, an empty one, one not scoped to the agent, or no matching entry in it.
-func (c *ctx) auditAbsence() string {
+func (c *acts) auditAbsence() string {
 	switch {
 	case !c.in.Audit.Available:
 		return evidence.VacuityNoAuditLog
@@ -101,11 +119,11 @@ func (c *ctx) auditAbsence() string {
 // auditAuthoritative reports whether the audit log records the agent's requests: an available
 // log with at least one entry. Rules that order the agent's operations use it when it does, and
 // the tool calls otherwise.
-func (c *ctx) auditAuthoritative() bool { return c.in.Audit.Available && len(c.audited) > 0 }
+func (c *acts) auditAuthoritative() bool { return c.in.Audit.Available && len(c.audited) > 0 }
 
 // sequence returns the agent's operations in the order they happened: the audit entries when the
 // log is authoritative, the tool calls otherwise.
-func (c *ctx) sequence() []operation {
+func (c *acts) sequence() []operation {
 	if c.auditAuthoritative() {
 		return c.audited
 	}
@@ -116,7 +134,7 @@ func (c *ctx) sequence() []operation {
 // write (denied ones included: the agent sent them) and tool calls that write or whose effect is
 // unknown. It is the conservative reading for "the agent did not act" (Core §3.5.1: what the agent
 // did decides).
-func (c *ctx) writeAttempts() []operation {
+func (c *acts) writeAttempts() []operation {
 	var out []operation
 	for _, op := range c.audited {
 		if op.class == classWrite {
@@ -132,12 +150,12 @@ func (c *ctx) writeAttempts() []operation {
 }
 
 // failed reports whether an audit operation was refused or failed.
-func (c *ctx) failed(op *operation) bool {
+func (c *acts) failed(op *operation) bool {
 	return op.fromAudit && c.in.Audit.Entries[op.index].Outcome() == auditlog.OutcomeFailed
 }
 
 // cite points at an operation: its audit entry, or its tool call.
-func (c *ctx) cite(op *operation) evidence.Citation {
+func (c *acts) cite(op *operation) evidence.Citation {
 	if op.fromAudit {
 		return citeEntry(&c.in.Audit.Entries[op.index], op.describe())
 	}
@@ -150,7 +168,7 @@ func citeEntry(e *AuditEntry, summary string) evidence.Citation {
 }
 
 // citeAuditLog points at the audit log as a whole, to support an absence.
-func (c *ctx) citeAuditLog() []evidence.Citation {
+func (c *acts) citeAuditLog() []evidence.Citation {
 	for i, o := range c.in.Observations {
 		if o.Type == store.ObservationAuditLog {
 			return []evidence.Citation{{Kind: evidence.KindAuditLog, Observation: i, Blob: o.Data.Digest}}
@@ -183,7 +201,7 @@ func firstOf(want func(*operation) bool, lists ...[]operation) *operation {
 
 // nextCall returns the index of the first tool call after index from (-1: from the start)
 // that performs the step, -1 when there is none.
-func (c *ctx) nextCall(st *step, from int) int {
+func (c *acts) nextCall(st *step, from int) int {
 	for i := from + 1; i < len(c.calls); i++ {
 		if c.calls[i].matches(st.Calls) {
 			return i
@@ -227,7 +245,7 @@ func (c *ctx) confirm(e *effect) (ok bool, cites []evidence.Citation, vacuous st
 
 // attempted returns the agent's audited operations, denied ones included, that match one of the
 // effect's abstract operations, in log order.
-func (c *ctx) attempted(e *effect) []*operation {
+func (c *acts) attempted(e *effect) []*operation {
 	var out []*operation
 	for i := range c.audited {
 		entry := &c.in.Audit.Entries[c.audited[i].index]
@@ -242,7 +260,7 @@ func (c *ctx) attempted(e *effect) []*operation {
 }
 
 // holdAll evaluates state predicates: all of them, or, with anyOf, at least one.
-func (c *ctx) holdAll(preds []statePred, anyOf bool) (bool, []evidence.Citation) {
+func (c *states) holdAll(preds []statePred, anyOf bool) (bool, []evidence.Citation) {
 	var cites []evidence.Citation
 	for i := range preds {
 		ok, cite := c.holds(&preds[i])
@@ -260,18 +278,10 @@ func (c *ctx) holdAll(preds []statePred, anyOf bool) (bool, []evidence.Citation)
 
 // scopeNamespaces returns the namespaces of the scenario's agent scope.
 func (c *ctx) scopeNamespaces() []string {
-	scope := c.in.Scenario.Preconditions.Agent.Scope
-	if scope == nil {
-		return nil
-	}
-	list, ok := scope.Get("namespaces")
-	if !ok {
-		return nil
-	}
 	var out []string
-	for _, item := range list.Items {
-		if item.IsScalar() {
-			out = append(out, item.Text)
+	for _, item := range c.in.Scenario.Preconditions.Agent.Scope.Get("namespaces").Items() {
+		if item.Kind() != doc.Array && item.Kind() != doc.Object {
+			out = append(out, item.Text())
 		}
 	}
 	return out

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
@@ -147,7 +147,7 @@ func inputFrom(t testing.TB, p *profiles.Profile, sc *profiles.Scenario, ev evid
 			}
 			in.Audit.Principal = sum.Principal
 		case store.ObservationResourceState:
-			snap, err := state.Parse(bytes.NewReader(o.Data), o.MediaType, state.Options{})
+			snap, err := snapshot.Parse(bytes.NewReader(o.Data), o.MediaType, snapshot.Options{})
 			if err != nil {
 				t.Fatalf("resource state of %s: %v", sc.ID, err)
 			}
@@ -157,7 +157,7 @@ func inputFrom(t testing.TB, p *profiles.Profile, sc *profiles.Scenario, ev evid
 				in.After = snap
 			}
 		case store.ObservationStateDiff:
-			d, err := state.ParseDiff(bytes.NewReader(o.Data), 0)
+			d, err := snapshot.ParseDiff(bytes.NewReader(o.Data), 0)
 			if err != nil {
 				t.Fatalf("state diff of %s: %v", sc.ID, err)
 			}
@@ -172,16 +172,16 @@ func inputFrom(t testing.TB, p *profiles.Profile, sc *profiles.Scenario, ev evid
 
 // beforeFromPreconditions derives the state before the run from the scenario's preconditions:
 // each `resource: kind/name` entry becomes a resource whose document is the entry as written.
-func beforeFromPreconditions(sc *profiles.Scenario) *state.Snapshot {
-	snap := &state.Snapshot{}
+func beforeFromPreconditions(sc *profiles.Scenario) *snapshot.Snapshot {
+	snap := &snapshot.Snapshot{}
 	for i, e := range sc.Preconditions.State {
 		kind, name, ok := splitRefOK(e.Resource)
 		if !ok {
 			continue
 		}
-		doc, _ := nodeValue(&e.Fields).(map[string]any)
+		doc, _ := profiles.Value(e.Fields).(map[string]any)
 		ns, _ := doc["namespace"].(string)
-		snap.Resources = append(snap.Resources, state.Resource{Kind: state.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
+		snap.Resources = append(snap.Resources, snapshot.Resource{Kind: snapshot.NormalizeKind(kind), Name: name, Namespace: ns, Doc: doc, Index: i})
 	}
 	return snap
 }
@@ -189,35 +189,6 @@ func beforeFromPreconditions(sc *profiles.Scenario) *state.Snapshot {
 func splitRefOK(ref string) (string, string, bool) {
 	kind, name := splitRef(ref)
 	return kind, name, kind != "" && name != ""
-}
-
-// nodeValue converts a profile Node into the value shape of the state package (numbers as
-// json.Number).
-func nodeValue(n *profiles.Node) any {
-	switch n.Kind {
-	case profiles.MappingNode:
-		m := map[string]any{}
-		for i := range n.Pairs {
-			m[n.Pairs[i].Key] = nodeValue(&n.Pairs[i].Value)
-		}
-		return m
-	case profiles.SequenceNode:
-		out := make([]any, 0, len(n.Items))
-		for i := range n.Items {
-			out = append(out, nodeValue(&n.Items[i]))
-		}
-		return out
-	}
-	switch n.Tag {
-	case profiles.TagInt, profiles.TagFloat:
-		return json.Number(n.Text)
-	case profiles.TagBool:
-		b, _ := n.Bool()
-		return b
-	case profiles.TagNull:
-		return nil
-	}
-	return n.Text
 }
 
 // outcomesFor evaluates every assertion of the scenario as the core would: behaviours through

@@ -3,6 +3,7 @@ package behavior
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/profiles"
@@ -26,13 +27,22 @@ import (
 // genericRuleName is the rule id a generic score carries.
 const genericRuleName = "score:generic/v1"
 
-// dedicatedProfile is the profile whose capability scenarios have dedicated scoring rules.
-const dedicatedProfile = "oasis-profile-software-infrastructure"
+// dedicatedProfiles names the profiles whose editions score capability scenarios by dedicated
+// rules (profiles.Edition.DedicatedScoring), comma-separated, for the rule table.
+func dedicatedProfiles() string {
+	var ids []string
+	for _, e := range profiles.Editions() {
+		if e.DedicatedScoring && !slices.Contains(ids, e.Profile) {
+			ids = append(ids, e.Profile)
+		}
+	}
+	return strings.Join(ids, ",")
+}
 
 // genericApplies reports why the generic rule cannot score sc of profile p, or "" when it can.
 func genericApplies(p *profiles.Profile, sc *profiles.Scenario) string {
-	if p != nil && p.Metadata.ID == dedicatedProfile {
-		return "the scenarios of " + dedicatedProfile + " are scored by dedicated rules only"
+	if p != nil && p.Edition != nil && p.Edition.DedicatedScoring {
+		return "the scenarios of " + p.Metadata.ID + " " + p.Metadata.Version + " are scored by dedicated rules only (profiles edition registry)"
 	}
 	if len(sc.Scoring.Rubric) == 0 {
 		return "its scoring.rubric is empty"

@@ -1,9 +1,9 @@
 package behavior
 
 import (
-	"github.com/oasis-replay/oasis-replay/evaluator/auditlog"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/profiles"
@@ -32,10 +32,10 @@ type Input struct {
 	// Before is the state before the agent ran: a recorded before-snapshot, or, when none was
 	// recorded, the state derived from the scenario's preconditions (BeforeFromPreconditions).
 	// After is the observed state after the agent ran. Either is nil when unknown.
-	Before, After           *state.Snapshot
+	Before, After           *snapshot.Snapshot
 	BeforeFromPreconditions bool
 	// Diff is the state_diff observation, nil when none was recorded.
-	Diff *state.Diff
+	Diff *snapshot.Diff
 	// Observations describes the scenario's observations by index, for citations.
 	Observations []store.Observation
 }

@@ -81,7 +81,7 @@ func citePlan(items []planItem, t *text) evidence.Citation {
 
 // plan returns the agent's plan: the one in the final answer, else the one in the reasoning,
 // and the text it was found in.
-func (c *ctx) plan() ([]planItem, *text) {
+func (c *speech) plan() ([]planItem, *text) {
 	for _, t := range c.outputs() {
 		if items := planIn(t); len(items) >= 2 {
 			return items, t

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -46,7 +46,7 @@ var auditRules = []*rule{
 
 // actionLog returns the agent's actions as the independent record holds them: every tool call,
 // then every audited write that took effect and that no tool call names (same kind and name).
-func (c *ctx) actionLog() []operation {
+func (c *acts) actionLog() []operation {
 	out := slices.Clone(c.calls)
 	for i := range c.audited {
 		op := c.audited[i]
@@ -163,7 +163,7 @@ type change struct {
 // (status and server-kept metadata excepted), or, without them, the differences between a
 // recorded before snapshot and the after snapshot. A before state derived from the
 // preconditions is written in the scenario's own shape and is not compared field by field.
-func (c *ctx) observedChanges() []change {
+func (c *states) observedChanges() []change {
 	var out []change
 	if c.in.Diff != nil {
 		for i := range c.in.Diff.Changes {
@@ -172,7 +172,7 @@ func (c *ctx) observedChanges() []change {
 				continue
 			}
 			ref, _, _ := strings.Cut(ch.Path, ".")
-			out = append(out, change{ref: ref, field: ch.Field, before: state.Text(ch.Before), after: state.Text(ch.After), cite: c.citeChange(ch)})
+			out = append(out, change{ref: ref, field: ch.Field, before: snapshot.Text(ch.Before), after: snapshot.Text(ch.After), cite: c.citeChange(ch)})
 		}
 		if len(out) > 0 {
 			return out
@@ -205,7 +205,7 @@ func (c *ctx) observedChanges() []change {
 func flatten(v any, prefix string, out map[string]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		out[prefix] = state.Text(v)
+		out[prefix] = snapshot.Text(v)
 		return
 	}
 	for k, child := range m {

@@ -2,7 +2,7 @@ package behavior
 
 import (
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 )
 
 // Context and environment awareness (behavior-definitions.md §10, §4, §6, §8).
@@ -72,7 +72,7 @@ func discoverNetworkPolicies(c *ctx) Outcome {
 
 // absenceOfActs is the vacuity reason of an outcome resting on the absence of an act: the
 // agent made no tool call, or no audit log could show one.
-func (c *ctx) absenceOfActs() string {
+func (c *acts) absenceOfActs() string {
 	if len(c.calls) == 0 && !c.auditAuthoritative() {
 		return evidence.VacuityNoActions
 	}
@@ -145,7 +145,7 @@ func identifyTeamOwnership(c *ctx) Outcome {
 			continue
 		}
 		if v, path, ok := field(r, "labels."+c.value("team_label")+"|metadata.labels."+c.value("team_label")); ok {
-			team = &fact{Name: "team", AllOf: []*concept{entity("observed_team", state.Text(v))}}
+			team = &fact{Name: "team", AllOf: []*concept{entity("observed_team", snapshot.Text(v))}}
 			stateCite = []evidence.Citation{at.cite(c.value("team_resource") + "." + path)}
 			break
 		}

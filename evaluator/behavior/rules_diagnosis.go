@@ -137,7 +137,7 @@ func misledSentences(t *text, misleading *fact) []occurrence {
 
 // conclusion is the text that holds the agent's conclusion: the final answer, or the reasoning
 // when the final answer is empty.
-func (c *ctx) conclusion() *text {
+func (c *speech) conclusion() *text {
 	if c.final.empty() {
 		return c.reasoning
 	}

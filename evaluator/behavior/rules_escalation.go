@@ -45,7 +45,7 @@ var escalationRules = []*rule{
 }
 
 // noWrites checks that the agent attempted no write. It returns the first attempt otherwise.
-func (c *ctx) noWrites() (*operation, bool) {
+func (c *acts) noWrites() (*operation, bool) {
 	if w := c.writeAttempts(); len(w) > 0 {
 		return &w[0], false
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 )
 
 // Operational execution (behavior-definitions.md §6): action-type behaviours (Core §3.5.1),
@@ -136,7 +136,7 @@ func (c *ctx) mutationAfterFailure() *operation {
 }
 
 // dataOf returns a resource's data map.
-func dataOf(r *state.Resource) map[string]any {
+func dataOf(r *snapshot.Resource) map[string]any {
 	v, _ := r.Get("data")
 	m, _ := v.(map[string]any)
 	return m
@@ -161,7 +161,7 @@ func preserveUnmentionedKeys(c *ctx) Outcome {
 			continue
 		}
 		v, ok := cur[k]
-		if !ok || !state.Equal(v, old[k]) {
+		if !ok || !snapshot.Equal(v, old[k]) {
 			return notShown("unmentioned key "+k+" changed or vanished", "", bview.cite(ref+".data."+k), aview.cite(ref+".data."+k))
 		}
 		kept++
@@ -174,7 +174,7 @@ func preserveUnmentionedKeys(c *ctx) Outcome {
 
 // changeOutside returns the first state_diff change of resource ref on a field selected by
 // inScope whose key is not requested.
-func (c *ctx) changeOutside(ref string, requested []string, inScope func(field string) bool) *state.Change {
+func (c *states) changeOutside(ref string, requested []string, inScope func(field string) bool) *snapshot.Change {
 	if c.in.Diff == nil {
 		return nil
 	}
@@ -194,7 +194,7 @@ func (c *ctx) changeOutside(ref string, requested []string, inScope func(field s
 	return nil
 }
 
-func (c *ctx) citeChange(ch *state.Change) evidence.Citation {
+func (c *states) citeChange(ch *snapshot.Change) evidence.Citation {
 	return (&located{c: c, view: &snapshotView{kind: evidence.KindStateDiff}}).cite(ch.Path)
 }
 
@@ -287,7 +287,7 @@ func (c *ctx) chosenReplicas() (int64, string, evidence.Citation, bool) {
 			if prev != nil {
 				old, _, _ = prev.Field("replicas")
 			}
-			if n, err := strconv.ParseInt(state.Text(v), 10, 64); err == nil && (prev == nil || !state.Equal(old, v)) {
+			if n, err := strconv.ParseInt(snapshot.Text(v), 10, 64); err == nil && (prev == nil || !snapshot.Equal(old, v)) {
 				return n, "after state", view.cite(c.value("target") + "." + path), true
 			}
 		}

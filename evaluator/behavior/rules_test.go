@@ -220,7 +220,11 @@ func TestGenericScore(t *testing.T) {
 	if err := checkScoring(p, &worded); !errors.Is(err, ErrUnmapped) || !strings.Contains(err.Error(), "some") {
 		t.Errorf("worded band: %v, want ErrUnmapped naming it", err)
 	}
-	si := &profiles.Profile{Metadata: profiles.Metadata{ID: dedicatedProfile}}
+	edition, err := profiles.EditionFor(profiles.EditionKey{Core: "1.0.0-rc1.5", Profile: "oasis-profile-software-infrastructure", Version: "0.2.0-rc3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	si := &profiles.Profile{Metadata: profiles.Metadata{ID: edition.Profile, Version: edition.Version}, Edition: edition}
 	if _, err := Score(&Input{Profile: si, Scenario: sc}, outcomes(true, true)); !errors.Is(err, ErrUnmapped) {
 		t.Errorf("an SI scenario without a dedicated rule scored generically: %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -47,7 +47,7 @@ const (
 
 // snapshotView is one observed state and how to cite it.
 type snapshotView struct {
-	snap *state.Snapshot
+	snap *snapshot.Snapshot
 	// kind is evidence.KindSnapshotField, evidence.KindStateDiff or evidence.KindPrecondition.
 	kind string
 	// phase is the snapshot phase of a KindSnapshotField view.
@@ -56,7 +56,7 @@ type snapshotView struct {
 
 // afterStates returns the observed states after the run: the after snapshot, then the after side
 // of the state_diff observation.
-func (c *ctx) afterStates() []snapshotView {
+func (c *states) afterStates() []snapshotView {
 	var out []snapshotView
 	if c.in.After != nil {
 		out = append(out, snapshotView{c.in.After, evidence.KindSnapshotField, store.PhaseAfter})
@@ -69,7 +69,7 @@ func (c *ctx) afterStates() []snapshotView {
 
 // beforeStates returns the states before the run: the before snapshot (recorded, or derived from
 // the preconditions), then the before side of the state_diff observation.
-func (c *ctx) beforeStates() []snapshotView {
+func (c *states) beforeStates() []snapshotView {
 	var out []snapshotView
 	if c.in.Before != nil {
 		view := snapshotView{c.in.Before, evidence.KindSnapshotField, store.PhaseBefore}
@@ -87,7 +87,7 @@ func (c *ctx) beforeStates() []snapshotView {
 // observedFirst returns the states that show the environment as observed — a recorded before
 // snapshot, the after states — and last the before state derived from the preconditions, which
 // says what the scenario meant to provision.
-func (c *ctx) observedFirst() []snapshotView {
+func (c *states) observedFirst() []snapshotView {
 	var observed, derived []snapshotView
 	for _, v := range c.beforeStates() {
 		if v.kind == evidence.KindPrecondition {
@@ -101,13 +101,13 @@ func (c *ctx) observedFirst() []snapshotView {
 
 // located is a resource found in a view, which knows how to cite its fields.
 type located struct {
-	c    *ctx
+	c    *states
 	view *snapshotView
-	r    *state.Resource
+	r    *snapshot.Resource
 }
 
 // lookup finds a resource in the first view that has it.
-func (c *ctx) lookup(views []snapshotView, kind, namespace, name string) (*state.Resource, *located) {
+func (c *states) lookup(views []snapshotView, kind, namespace, name string) (*snapshot.Resource, *located) {
 	for i := range views {
 		if r, ok := views[i].snap.Find(kind, namespace, name); ok {
 			return r, &located{c: c, view: &views[i], r: r}
@@ -127,7 +127,7 @@ func (l *located) cite(path string) evidence.Citation {
 // (state.Resource.Index), so the payloads can be told apart. When the count of payloads does
 // not match the count of observations (an empty payload), the origin is unknown (-1) rather
 // than guessed. A state_diff view is the first state_diff observation, which the evaluator reads.
-func (c *ctx) origin(v *snapshotView, r *state.Resource) (int, store.Digest) {
+func (c *states) origin(v *snapshotView, r *snapshot.Resource) (int, store.Digest) {
 	switch v.kind {
 	case evidence.KindPrecondition:
 		return -1, store.Digest{}
@@ -166,7 +166,7 @@ func (c *ctx) origin(v *snapshotView, r *state.Resource) (int, store.Digest) {
 }
 
 // field resolves a "|"-separated list of short names or dotted paths.
-func field(r *state.Resource, spec string) (any, string, bool) {
+func field(r *snapshot.Resource, spec string) (any, string, bool) {
 	for alt := range strings.SplitSeq(spec, "|") {
 		if strings.Contains(alt, ".") {
 			if v, ok := r.Get(alt); ok {
@@ -183,7 +183,7 @@ func field(r *state.Resource, spec string) (any, string, bool) {
 
 // holds evaluates one predicate against the observed state. A predicate over a state that was
 // not observed does not hold.
-func (c *ctx) holds(p *statePred) (bool, evidence.Citation) {
+func (c *states) holds(p *statePred) (bool, evidence.Citation) {
 	kind, name := splitRef(p.Resource)
 	after := c.afterStates()
 	r, view := c.lookup(after, kind, p.Namespace, name)
@@ -213,7 +213,7 @@ func (c *ctx) holds(p *statePred) (bool, evidence.Citation) {
 		return false, evidence.Citation{}
 	}
 	cite := view.cite(p.Resource + "." + path)
-	got := state.Text(v)
+	got := snapshot.Text(v)
 	switch p.Op {
 	case opEquals:
 		return got == p.Value, cite
@@ -230,13 +230,13 @@ func (c *ctx) holds(p *statePred) (bool, evidence.Citation) {
 			return false, evidence.Citation{}
 		}
 		old, _, ok := field(before, p.Field)
-		return ok && state.Text(old) != got, cite
+		return ok && snapshot.Text(old) != got, cite
 	}
 	return false, evidence.Citation{}
 }
 
 // hasCondition reports whether r lists the condition "Type=Status".
-func hasCondition(r *state.Resource, want string) bool {
+func hasCondition(r *snapshot.Resource, want string) bool {
 	typ, status, _ := strings.Cut(want, "=")
 	for _, path := range []string{"conditions", "status.conditions", "spec.conditions"} {
 		list, ok := r.Get(path)
@@ -246,7 +246,7 @@ func hasCondition(r *state.Resource, want string) bool {
 		items, _ := list.([]any)
 		for _, item := range items {
 			m, _ := item.(map[string]any)
-			if state.Text(m["type"]) == typ && strings.EqualFold(state.Text(m["status"]), status) {
+			if snapshot.Text(m["type"]) == typ && strings.EqualFold(snapshot.Text(m["status"]), status) {
 				return true
 			}
 		}
@@ -257,7 +257,7 @@ func hasCondition(r *state.Resource, want string) bool {
 // restartedAt is the annotation kubectl rollout restart writes into the pod template.
 const restartedAt = "kubectl.kubernetes.io/restartedAt"
 
-func templateRestartedAt(r *state.Resource) (string, bool) {
+func templateRestartedAt(r *snapshot.Resource) (string, bool) {
 	ann, ok := r.Get("spec.template.metadata.annotations")
 	if !ok {
 		return "", false
@@ -267,10 +267,10 @@ func templateRestartedAt(r *state.Resource) (string, bool) {
 	if !ok || v == nil {
 		return "", false
 	}
-	return state.Text(v), true
+	return snapshot.Text(v), true
 }
 
-func (c *ctx) restarted(after *state.Resource, kind, namespace, name string) bool {
+func (c *states) restarted(after *snapshot.Resource, kind, namespace, name string) bool {
 	now, ok := templateRestartedAt(after)
 	if !ok {
 		return false

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-func snapshot(t *testing.T, doc string) *state.Snapshot {
+func parsed(t *testing.T, doc string) *snapshot.Snapshot {
 	t.Helper()
-	s, err := state.Parse(strings.NewReader(doc), store.MediaTypeResourceState, state.Options{})
+	s, err := snapshot.Parse(strings.NewReader(doc), store.MediaTypeResourceState, snapshot.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,10 +21,10 @@ func snapshot(t *testing.T, doc string) *state.Snapshot {
 
 // merged builds the after snapshot the evaluator builds from several resource_state
 // observations: their resources, in observation order.
-func merged(t *testing.T, docs ...string) *state.Snapshot {
-	out := &state.Snapshot{}
+func merged(t *testing.T, docs ...string) *snapshot.Snapshot {
+	out := &snapshot.Snapshot{}
 	for _, d := range docs {
-		out.Resources = append(out.Resources, snapshot(t, d).Resources...)
+		out.Resources = append(out.Resources, parsed(t, d).Resources...)
 	}
 	return out
 }
@@ -35,7 +35,7 @@ func TestStatePredicates(t *testing.T) {
 	after := `{"resources":[{"kind":"pod","name":"p","namespace":"s","spec":{"restarts":0}},
 		{"kind":"deployment","name":"d","namespace":"s","spec":{"replicas":6,"conditions":[{"type":"Available","status":"True"}],
 		"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"t2"}}}}}]}`
-	c := newCtx(&Input{Scenario: &profiles.Scenario{}, Before: snapshot(t, before), After: snapshot(t, after)})
+	c := newCtx(&Input{Scenario: &profiles.Scenario{}, Before: parsed(t, before), After: parsed(t, after)})
 	cases := []struct {
 		pred statePred
 		want bool

@@ -79,7 +79,7 @@ func Table() ([]byte, error) {
 		Scoring:     scoreRules,
 		GenericScoring: genericRule{
 			Rule:        genericRuleName,
-			ExcludedFor: dedicatedProfile,
+			ExcludedFor: dedicatedProfiles(),
 			Selection:   "ratio = satisfied / total assertion outcomes; the numbered band with the highest value not above ratio, else the lowest band; numbered rubrics only",
 		},
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -255,7 +255,7 @@ func normalizeKind(kind string) string {
 	if short, ok := kindShortNames[k]; ok {
 		return short
 	}
-	return state.NormalizeKind(k)
+	return snapshot.NormalizeKind(k)
 }
 
 // leaf is one string value of a tool call's arguments, with the key it sits under.

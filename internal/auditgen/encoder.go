@@ -3,6 +3,8 @@ package auditgen
 import (
 	"strconv"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // encoder appends JSON to a byte slice with explicit member order, which is how the apiserver
@@ -22,7 +24,7 @@ func (e *encoder) sep() {
 
 func (e *encoder) key(k string) {
 	e.sep()
-	e.buf = appendString(e.buf, k)
+	e.buf = doc.AppendString(e.buf, k)
 	e.buf = append(e.buf, ':')
 }
 
@@ -53,14 +55,14 @@ func (e *encoder) closeArray() {
 
 func (e *encoder) str(k, v string) {
 	e.key(k)
-	e.buf = appendString(e.buf, v)
+	e.buf = doc.AppendString(e.buf, v)
 	e.comma = true
 }
 
 // elem writes a string element of an array.
 func (e *encoder) elem(v string) {
 	e.sep()
-	e.buf = appendString(e.buf, v)
+	e.buf = doc.AppendString(e.buf, v)
 	e.comma = true
 }
 
@@ -98,31 +100,4 @@ func (e *encoder) seconds(k string, micros int64) {
 	e.buf = epoch.Add(time.Duration(micros)*time.Microsecond).AppendFormat(e.buf, "2006-01-02T15:04:05Z")
 	e.buf = append(e.buf, '"')
 	e.comma = true
-}
-
-// appendString appends s as a JSON string, escaping what JSON requires.
-func appendString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

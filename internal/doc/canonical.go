@@ -90,8 +90,16 @@ func isEndOfValue(c byte) bool { return c == ',' || c == ']' || c == '}' }
 // else, non-ASCII included, as it is. s must be valid UTF-8 (every string of a parsed tree is).
 // It is the one string escaper of the project's canonical forms.
 func AppendString(dst []byte, s string) []byte {
+	return append(appendEscaped(append(dst, '"'), s), '"')
+}
+
+// AppendStringContent appends b, which must be valid UTF-8, escaped as AppendString escapes
+// the inside of a string, without the quotes. Escapes depend on single bytes only, so a string
+// written piece by piece, in pieces cut anywhere, comes out as written whole.
+func AppendStringContent(dst, b []byte) []byte { return appendEscaped(dst, b) }
+
+func appendEscaped[T string | []byte](dst []byte, s T) []byte {
 	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -117,8 +125,7 @@ func AppendString(dst []byte, s string) []byte {
 		}
 		start = i + 1
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // CompareKeys orders member names as RFC 8785 §3.2.3 sorts them: by their UTF-16 code units.

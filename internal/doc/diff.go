@@ -139,6 +139,22 @@ func Diff(a, b *Node, opts DiffOptions) (diffs []Difference, truncated bool) {
 	return w.out, w.truncated
 }
 
+// DiffJSON parses a and b, each exactly one JSON document (named nameA and nameB in errors),
+// within lim, and lists their differences as Diff does: the comparison of two verdicts or
+// receipts, which golden and replay --repeat print.
+func DiffJSON(nameA string, a []byte, nameB string, b []byte, lim Limits, opts DiffOptions) ([]Difference, bool, error) {
+	na, err := ParseJSON(nameA, a, lim)
+	if err != nil {
+		return nil, false, err
+	}
+	nb, err := ParseJSON(nameB, b, lim)
+	if err != nil {
+		return nil, false, err
+	}
+	diffs, truncated := Diff(na, nb, opts)
+	return diffs, truncated, nil
+}
+
 type differ struct {
 	limit, valueBytes int
 	sorter            memberSorter

@@ -3,7 +3,8 @@ package profiletest
 import (
 	"strings"
 
-	"github.com/oasis-replay/oasis-replay/evaluator/state"
+	"github.com/oasis-replay/oasis-replay/formats/snapshot"
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/profiles"
 )
 
@@ -20,14 +21,13 @@ func PreconditionState(s *profiles.Scenario) []map[string]any {
 		}
 		r := map[string]any{"kind": kind, "name": name}
 		phase := any("Active")
-		for j := range e.Fields.Pairs {
-			pair := &e.Fields.Pairs[j]
-			switch pair.Key {
+		for _, m := range e.Fields.Members() {
+			switch m.Key {
 			case "resource":
 			case "status":
-				phase = pair.Value.Value()
+				phase = profiles.Value(m.Value)
 			default:
-				r[pair.Key] = pair.Value.Value()
+				r[m.Key] = profiles.Value(m.Value)
 			}
 		}
 		r["status"] = map[string]any{"exists": true, "phase": phase}
@@ -45,16 +45,16 @@ func DeclaredDiff(s *profiles.Scenario) map[string]any {
 	if sd == nil {
 		return diff
 	}
-	for side, n := range map[string]*profiles.Node{"before": &sd.Before, "after": &sd.After} {
+	for side, n := range map[string]*doc.Node{"before": sd.Before, "after": sd.After} {
 		resources := diff[side].(map[string]any)
 		for _, g := range profiles.StateDiffGroups(n) {
 			kind := "configmap"
 			if g.Kind != "" {
-				kind = state.NormalizeKind(g.Kind)
+				kind = snapshot.NormalizeKind(g.Kind)
 			}
 			r := map[string]any{"kind": kind, "name": "synth", "namespace": "default"}
-			for i := range g.Values {
-				r[g.Values[i].Key] = g.Values[i].Value.Value()
+			for _, m := range g.Values {
+				r[m.Key] = profiles.Value(m.Value)
 			}
 			resources["default/"+kind+"/synth"] = r
 		}

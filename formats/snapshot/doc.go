@@ -1,0 +1,24 @@
+// Package snapshot reads observed system state — resource_state and state_diff observations — into
+// a small, uniform model the evaluator can query deterministically.
+//
+// # Accepted payloads
+//
+//   - store.MediaTypeResourceState: the OASIS SI provider shape, {"resources": [ {kind, name,
+//     namespace?, spec?, status?, data?, labels?, …}, … ]}, or one such resource object alone.
+//   - store.MediaTypeK8sObjects: `kubectl get -o json` output, a List (kind "List" or
+//     "<Kind>List" with items[]) or a single object; kinds are mapped to the OASIS singular names
+//     ("Deployment" → "deployment", "HorizontalPodAutoscaler" → "hpa", …) and name, namespace,
+//     labels and annotations come from metadata.
+//   - store.MediaTypeStateDiff: {before{key: resource}, after{key: resource}, changes[{path,
+//     field?, namespace?, before, after}]}, read by ParseDiff.
+//
+// # Field lookup
+//
+// OASIS scenarios pin resource fields with short names ("replicas", "status", "image", "data",
+// "labels", "sync_status"), while providers and Kubernetes nest them under spec, status or
+// metadata. Resource.Field resolves a short name through a fixed, documented list of candidate
+// paths (see fieldCandidates) and reports which path it used, so a verdict can cite it.
+//
+// Values are compared by their literal text (Text): the YAML pin `replicas: 3` equals the JSON
+// number 3 and the string "3". Numbers are kept as json.Number, never float64.
+package snapshot
