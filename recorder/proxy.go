@@ -179,7 +179,7 @@ func (p *Proxy) exchange(x *liveExchange, side string, rw http.ResponseWriter, r
 	if err != nil {
 		if x.wasCut() {
 			x.cutShort("cut when the recording stopped, waiting for the upstream")
-			return
+			abortCall()
 		}
 		failure := upstreamError(err)
 		if x.end(capturedEnd{Error: failure}) == nil {
@@ -199,6 +199,13 @@ func (p *Proxy) exchange(x *liveExchange, side string, rw http.ResponseWriter, r
 	}
 	rw.WriteHeader(resp.StatusCode)
 	p.relay(x, rw, resp.Body)
+}
+
+// abortCall drops the runner's connection without an answer. A cut call must not look
+// answered: returning from the handler would let net/http send an empty 200 (or end a
+// chunked body cleanly), which a runner would take as the upstream's answer.
+func abortCall() {
+	panic(http.ErrAbortHandler)
 }
 
 // errTooLargeToForward is the failure recorded for a request body beyond the recording limit.
@@ -251,7 +258,7 @@ func (p *Proxy) relay(x *liveExchange, rw http.ResponseWriter, upstream io.Reade
 	}
 	if x.wasCut() {
 		x.cutShort("cut when the recording stopped, in the middle of the response")
-		return
+		abortCall()
 	}
 	if rec.Flush() != nil || x.end(capturedEnd{Error: failure, Size: rec.size, Truncated: rec.truncated}) != nil {
 		return
