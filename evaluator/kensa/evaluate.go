@@ -273,7 +273,7 @@ func ParseJudgeAnswer(answer string, recorded bool) *JudgeOutcome {
 		}
 	}
 	passed, _ := v.Get("passed")
-	out.Passed = truthy(passed)
+	out.Passed = pyvalue.Truthy(passed)
 	verdict := StatusFail
 	if out.Passed {
 		verdict = StatusPass
@@ -290,21 +290,4 @@ func firstRunes(s string, n int) string {
 		n--
 	}
 	return s
-}
-
-func truthy(v pyvalue.Value) bool {
-	switch v.Kind() {
-	case pyvalue.KindNull:
-		return false
-	case pyvalue.KindBool:
-		b, _ := v.AsBool()
-		return b
-	case pyvalue.KindInt, pyvalue.KindFloat:
-		f, _ := v.AsNumber()
-		return f != 0
-	case pyvalue.KindStr:
-		s, _ := v.AsStr()
-		return s != ""
-	}
-	return v.Len() > 0
 }

@@ -78,7 +78,7 @@ func oiTokens(attrs pyvalue.Value) *Tokens {
 		return pyvalue.NewInt(0)
 	}
 	p, c, t, cr := num("llm.token_count.prompt"), num("llm.token_count.completion"), num("llm.token_count.total"), num("llm.token_count.cache_read")
-	if !truthy(p) && !truthy(c) && !truthy(t) {
+	if !pyvalue.Truthy(p) && !pyvalue.Truthy(c) && !pyvalue.Truthy(t) {
 		return nil
 	}
 	var tok Tokens
@@ -118,7 +118,7 @@ func oiCost(attrs pyvalue.Value) *Cost {
 		return pyvalue.NewFloat(0)
 	}
 	t, p, c := num("llm.cost.total"), num("llm.cost.prompt"), num("llm.cost.completion")
-	if !truthy(t) && !truthy(p) && !truthy(c) {
+	if !pyvalue.Truthy(t) && !pyvalue.Truthy(p) && !pyvalue.Truthy(c) {
 		return nil
 	}
 	var cost Cost
@@ -138,9 +138,9 @@ func oiCost(attrs pyvalue.Value) *Cost {
 // oiTools is Kensa's _extract_tools: tool.name (with tool.parameters), else the tool calls
 // embedded in llm.output_messages.* or llm.tool_calls.* attributes, in attribute order.
 func oiTools(attrs pyvalue.Value) []Tool {
-	if name, ok := get(attrs, "tool.name"); ok && truthy(name) {
+	if name, ok := get(attrs, "tool.name"); ok && pyvalue.Truthy(name) {
 		params, _ := get(attrs, "tool.parameters")
-		if !truthy(params) {
+		if !pyvalue.Truthy(params) {
 			params = pyvalue.NewDict(nil, nil)
 		}
 		return []Tool{{Name: pyvalue.Str(name), Args: parseToolArgs(params)}}

@@ -95,24 +95,6 @@ func hasGenAI(attrs []Attr) bool {
 	return false
 }
 
-// truthy is Python's bool(v).
-func truthy(v pyvalue.Value) bool {
-	switch v.Kind() {
-	case pyvalue.KindNull:
-		return false
-	case pyvalue.KindBool:
-		b, _ := v.AsBool()
-		return b
-	case pyvalue.KindInt, pyvalue.KindFloat:
-		f, _ := v.AsNumber()
-		return f != 0
-	case pyvalue.KindStr:
-		s, _ := v.AsStr()
-		return s != ""
-	}
-	return v.Len() > 0
-}
-
 func optString(v pyvalue.Value, ok bool) *string {
 	if !ok || v.IsNull() {
 		return nil
@@ -132,7 +114,7 @@ func parseToolArgs(raw pyvalue.Value) pyvalue.Value {
 	if raw.Kind() == pyvalue.KindDict {
 		return raw
 	}
-	if !truthy(raw) {
+	if !pyvalue.Truthy(raw) {
 		return pyvalue.NewDict(nil, nil)
 	}
 	if s, ok := raw.AsStr(); ok && strings.HasPrefix(strings.TrimLeft(s, " \t\n\r"), "{") {

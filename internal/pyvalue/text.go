@@ -184,6 +184,24 @@ func repr(b *strings.Builder, v Value) {
 	}
 }
 
+// Truthy is Python's bool(v): None, False, zero, "" and empty containers are false.
+func Truthy(v Value) bool {
+	switch v.Kind() {
+	case KindNull:
+		return false
+	case KindBool:
+		b, _ := v.AsBool()
+		return b
+	case KindInt, KindFloat:
+		f, _ := v.AsNumber()
+		return f != 0
+	case KindStr:
+		s, _ := v.AsStr()
+		return s != ""
+	}
+	return v.Len() > 0
+}
+
 // Str is Python's str(v): the string itself for a str, repr otherwise.
 func Str(v Value) string {
 	if s, ok := v.AsStr(); ok {
