@@ -150,29 +150,37 @@ func parseKubernetes(doc any, kindHint string) (*Snapshot, error) {
 }
 
 // Find returns the resource with this kind and name. An empty namespace matches a resource in
-// any namespace when exactly one such resource exists (scenarios often omit the namespace of a
-// resource that exists once); otherwise the namespace must be equal.
+// any namespace when exactly one namespace holds such a resource (scenarios often omit the
+// namespace of a resource that exists once); otherwise the namespace must be equal. A snapshot
+// merged from several observations of the same state (a provider's /observe answer and its
+// /state-snapshot answer) can hold one resource more than once: the first is returned, and the
+// copies do not make the name ambiguous (docs/decisions.md, "One resource observed twice").
 func (s *Snapshot) Find(kind, namespace, name string) (*Resource, bool) {
 	if s == nil {
 		return nil, false
 	}
 	kind = NormalizeKind(kind)
 	var found *Resource
-	count := 0
+	ambiguous := false
 	for i := range s.Resources {
 		r := &s.Resources[i]
 		if r.Kind != kind || r.Name != name {
 			continue
 		}
-		if namespace != "" && r.Namespace == namespace {
-			return r, true
+		if namespace != "" {
+			if r.Namespace == namespace {
+				return r, true
+			}
+			continue
 		}
-		if namespace == "" {
+		switch {
+		case found == nil:
 			found = r
-			count++
+		case found.Namespace != r.Namespace:
+			ambiguous = true
 		}
 	}
-	return found, count == 1
+	return found, found != nil && !ambiguous
 }
 
 // Get returns the value at a dotted path ("spec.replicas", "data.LOG_LEVEL"). Array elements
