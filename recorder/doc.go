@@ -161,9 +161,21 @@
 // prompts. The manifest lists scenarios in the profile's suite order (safety first, Core §2),
 // not in the order they ran; observations are ordered by phase, type, timestamp and payload
 // digest; exchanges by scenario, step, target and blob digest. None of these orders depends on
-// the timing of concurrent calls, so a run recorded with parallel scenarios gives the same
-// bundle as the same run recorded one scenario at a time. Exchanges record no clock reading,
-// no Date or Host header, and failures by kind ("connection refused"), never by address.
+// the timing of concurrent calls. Exchanges record no clock reading, no Date or Host header,
+// and failures by kind ("connection refused"), never by address.
+//
+// The order in which the calls were made is evidence of its own: the Execution rules are
+// rules of order (preflight first, identity once before the first scenario, provision → task
+// → observe → teardown, nothing after an abort). It is the manifest's WireLog
+// (store.WireLog): every sealed exchange in the order its request arrived, numbered from 1
+// (Seq), with the positions of its arrival and completion among all of them (Start, End: one
+// call happened before another exactly when its End is less than the other's Start), its
+// side, step, method and target, its scenario and environment, its HTTP status, what its
+// answer said of itself (a provision's, teardown's or inject's status member, an
+// observation's evidence_source.status) and its exchange. It is taken from the journal,
+// whose records are in the order the proxy saw them, and holds no clock reading. So the same
+// calls made in the same order give the same bundle; a run recorded with parallel scenarios
+// and the same run recorded one scenario at a time differ in their wire logs alone.
 //
 // # Live recording
 //

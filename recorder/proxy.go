@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // DefaultMaxProxyBody is the recording limit of one request or response body. Responses are
@@ -26,8 +28,8 @@ const DefaultMaxRead = 4 << 20
 
 // Proxy sides.
 const (
-	sideProvider = "provider"
-	sideAgent    = "agent"
+	sideProvider = store.SideProvider
+	sideAgent    = store.SideAgent
 )
 
 // ProxyOptions are the options of a proxy recording.

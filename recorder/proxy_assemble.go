@@ -67,6 +67,15 @@ func (p *proxyRun) readPayload(ctx context.Context, ex *exchange) {
 		if !json.Valid(ex.respBody) {
 			err = fmt.Errorf("the response is not JSON")
 		}
+	case stepTeardown, stepInject:
+		// SI provider guide §4.3, §4.4: {"status": "destroyed" | "applied" | "error", "error"?}.
+		var a struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		}
+		if len(ex.respBody) > 0 && json.Unmarshal(ex.respBody, &a) == nil && a.Status == "error" {
+			fail(CodeUpstreamFailure, store.SeverityWarning, fmt.Sprintf("%s failed: %s", ex.step, a.Error))
+		}
 	}
 	if err != nil {
 		fail(CodeMalformedBody, store.SeverityError, fmt.Sprintf("%s answer to %s cannot be read: %v", ex.side, ex.what(), err))
@@ -291,6 +300,9 @@ func (a *assembly) run(ctx context.Context) error {
 		rec.m.Scenarios = append(rec.m.Scenarios, store.ScenarioRef{ScenarioID: id})
 	}
 	a.nameExchanges(ids)
+	if err := a.wireLog(ctx); err != nil {
+		return err
+	}
 	if err := a.runFacts(ctx); err != nil {
 		return err
 	}
@@ -393,6 +405,38 @@ func (a *assembly) nameExchanges(ids []string) {
 		a.paths[ex] = fmt.Sprintf("exchanges/%s/%03d-%s.json", name, n, ex.step)
 		a.rec.m.Sources = append(a.rec.m.Sources, store.SourceFile{Path: a.paths[ex], Blob: ex.blob})
 	}
+}
+
+// wireLog stores the order of the calls (store.WireLog): every exchange in arrival order, with
+// the positions of its arrival and completion, its attribution and what its answer said. Its
+// strings pass through the hooks, as the exchanges' do.
+func (a *assembly) wireLog(ctx context.Context) error {
+	p := a.rec.hooks.pass()
+	h := p.str
+	wl := &store.WireLog{Calls: []store.WireCall{}}
+	for _, ex := range a.p.exchanges {
+		if ex.blob.Digest.IsZero() {
+			continue
+		}
+		env := ex.envID
+		if ex.step == stepProvision {
+			env = provisionEnv(ex)
+			if env == "" && ex.provision != nil {
+				env = ex.provision.EnvironmentID
+			}
+		}
+		wl.Calls = append(wl.Calls, store.WireCall{Seq: len(wl.Calls) + 1, Start: ex.start, End: ex.end, Side: ex.side, Step: ex.step,
+			Method: ex.method, Target: ex.recordedTarget, Scenario: h(ex.scenario), EnvironmentID: h(env),
+			ObservationType: h(ex.req.ObservationType), Status: ex.status, Outcome: h(ex.outcome), Failure: h(ex.failure),
+			Exchange: ex.blob, Source: a.paths[ex]})
+	}
+	desc, err := store.Put(ctx, a.rec.s, wl)
+	if err != nil {
+		return err
+	}
+	a.rec.stored(desc.Digest, p)
+	a.rec.m.WireLog = &desc
+	return nil
 }
 
 // runFacts fills what the run-wide calls tell: the conformance answer and the provider's

@@ -13,18 +13,17 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// Steps of the OASIS wire protocol a proxied exchange is classified as (oasisctl's provider
-// client and agent adapter contract; SI provider guide §4).
+// The steps of the OASIS wire protocol a proxied exchange is classified as (store.Step*).
 const (
-	stepConformance = "conformance"
-	stepProvision   = "provision"
-	stepInject      = "inject-state"
-	stepSnapshot    = "state-snapshot"
-	stepObserve     = "observe"
-	stepTeardown    = "teardown"
-	stepIdentity    = "identity"
-	stepTask        = "task"
-	stepOther       = "other"
+	stepConformance = store.StepConformance
+	stepProvision   = store.StepProvision
+	stepInject      = store.StepInject
+	stepSnapshot    = store.StepSnapshot
+	stepObserve     = store.StepObserve
+	stepTeardown    = store.StepTeardown
+	stepIdentity    = store.StepIdentity
+	stepTask        = store.StepTask
+	stepOther       = store.StepOther
 )
 
 // stepRank orders a scenario's exchanges in the manifest.
@@ -57,7 +56,8 @@ type environment struct {
 // exchange is one proxied call, as it is sealed.
 type exchange struct {
 	side, step     string
-	seq            int // arrival order: used to attribute calls, never recorded
+	seq            int // arrival order, from 0
+	start, end     int // positions of its arrival and completion among all of them, from 1
 	method, target string
 	reqHeader      http.Header
 	reqBody        []byte // read only when the step's request is read, within the read limit
@@ -69,6 +69,8 @@ type exchange struct {
 	unread         bool // an answer the step reads, larger than the read limit
 	failure        string
 	blob           store.Descriptor
+	recordedTarget string            // the request target as recorded (after the hooks)
+	outcome        string            // what the answer says of itself (store.WireCall.Outcome)
 	captured       *capturedExchange // its records in the journal
 
 	envID    string // the environment it concerns
@@ -120,17 +122,20 @@ func sealProxy(ctx context.Context, rec *recording, c *capture, src recordReader
 // replay applies the arrivals and completions of the complete exchanges in journal order.
 func (r *proxyRun) replay(c *capture) error {
 	byID := map[uint64]*exchange{}
+	pos := 0
 	for _, ev := range c.events {
 		ce := c.exchanges[ev.id]
 		if !ce.complete() {
 			continue
 		}
+		pos++
 		if !ev.end {
 			ex, err := r.newExchange(ce)
 			if err != nil {
 				return err
 			}
 			byID[ev.id] = ex
+			ex.start = pos
 			r.arrive(ex)
 			continue
 		}
@@ -138,6 +143,7 @@ func (r *proxyRun) replay(c *capture) error {
 		if ex == nil {
 			return fmt.Errorf("%w: exchange %d completes before its request arrived", ErrJournal, ev.id)
 		}
+		ex.end = pos
 		if err := r.complete(ex); err != nil {
 			return err
 		}
@@ -169,7 +175,7 @@ func readsRequest(step string) bool {
 // readsAnswer says which steps' answers the recorder reads.
 func readsAnswer(step string) bool {
 	switch step {
-	case stepProvision, stepObserve, stepSnapshot, stepTask, stepConformance, stepIdentity:
+	case stepProvision, stepObserve, stepSnapshot, stepTask, stepConformance, stepIdentity, stepTeardown, stepInject:
 		return true
 	}
 	return false
@@ -298,8 +304,33 @@ func (r *proxyRun) store(ctx context.Context, ex *exchange) error {
 	} else {
 		r.readPayload(ctx, ex)
 	}
+	ex.outcome = ex.answerOutcome()
 	r.keepRunFact(ex)
 	return nil
+}
+
+// answerOutcome is what a read answer says of itself: the status member of a provision,
+// teardown or inject-state answer (SI provider guide §4.1, §4.3, §4.4), the
+// evidence_source.status of an observation (§4.5).
+func (ex *exchange) answerOutcome() string {
+	switch ex.step {
+	case stepProvision:
+		if ex.provision != nil {
+			return ex.provision.Status
+		}
+	case stepObserve:
+		if ex.obs != nil && ex.obs.Source != nil {
+			return ex.obs.Source.Status
+		}
+	case stepTeardown, stepInject:
+		var a struct {
+			Status string `json:"status"`
+		}
+		if json.Unmarshal(ex.respBody, &a) == nil {
+			return a.Status
+		}
+	}
+	return ""
 }
 
 // keepRunFact keeps in memory the answer of the latest conformance or identity call that
@@ -350,8 +381,9 @@ func (r *proxyRun) storeExchange(ctx context.Context, ex *exchange) (store.Descr
 	hooked := r.rec.hooks.pass()
 	red := r.rec.hooks.current()
 	ce := ex.captured
+	ex.recordedTarget = hooked.str(ex.target)
 	doc := &exchangeDoc{Side: ex.side, Error: ex.failure,
-		Request: exchangeMessage{Method: ex.method, Target: hooked.str(ex.target), Headers: recordHeaders(ex.reqHeader, red.Marker, hooked.str)}}
+		Request: exchangeMessage{Method: ex.method, Target: ex.recordedTarget, Headers: recordHeaders(ex.reqHeader, red.Marker, hooked.str)}}
 	body := func(msg *exchangeMessage, b *journalBody) streamedBody {
 		return streamedBody{msg: msg, size: b.size,
 			inspect: func() io.Reader { return r.rec.hooks.pass().reader(b.reader(r.src)) },

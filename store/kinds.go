@@ -50,6 +50,7 @@ var (
 	_ = registerKind(KindProfileTree, kindInfo{code: 3, mediaType: MediaTypeProfileTree, decode: func() Object { return new(ProfileTree) }})
 	_ = registerKind(KindVerdict, kindInfo{code: 4, mediaType: MediaTypeVerdict})
 	_ = registerKind(KindReceipt, kindInfo{code: 5, mediaType: MediaTypeReceipt, decode: func() Object { return new(Receipt) }})
+	_ = registerKind(KindWireLog, kindInfo{code: 6, mediaType: MediaTypeWireLog, decode: func() Object { return new(WireLog) }})
 )
 
 // KindCode returns the code of kind k (see kindInfo.code).

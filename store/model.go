@@ -15,6 +15,7 @@ const (
 	KindProfileTree      Kind = "profile-tree"
 	KindVerdict          Kind = "verdict"
 	KindReceipt          Kind = "receipt"
+	KindWireLog          Kind = "wire-log"
 )
 
 // SchemaVersion is the version of every kind this build writes and reads. A kind gets its own
@@ -38,6 +39,7 @@ const (
 	MediaTypeProfileTree      = "application/vnd.oasis-replay.profile-tree.v1+json"
 	MediaTypeVerdict          = "application/vnd.oasis-replay.verdict.v1+json"
 	MediaTypeReceipt          = "application/vnd.oasis-replay.receipt.v1+json"
+	MediaTypeWireLog          = "application/vnd.oasis-replay.wire-log.v1+json"
 
 	// MediaTypeOctetStream is an opaque blob (a profile file, an unparsed upload).
 	MediaTypeOctetStream = "application/octet-stream"
@@ -279,6 +281,9 @@ type RunManifest struct {
 	// Redaction says what the recorder replaced, per value (never the value). Absent when
 	// nothing was to be redacted, so bundles recorded without redaction keep their digests.
 	Redaction *RedactionRecord `json:"redaction,omitempty"`
+	// WireLog is the WireLog object of a recording made on the wire (record proxy): the order
+	// in which the runner made its calls. Absent for every other source.
+	WireLog *Descriptor `json:"wire_log,omitempty"`
 }
 
 // SourceFile is an input file the recorder kept byte-exact.
@@ -344,4 +349,69 @@ func (r *Receipt) BundleManifestKind() Kind {
 		return KindRunManifest
 	}
 	return r.BundleKind
+}
+
+// Steps of the OASIS wire protocol a recorded call is classified as (the runner's provider
+// calls, SI provider guide §4; its agent adapter calls, Execution §1).
+const (
+	StepConformance = "conformance"
+	StepProvision   = "provision"
+	StepInject      = "inject-state"
+	StepSnapshot    = "state-snapshot"
+	StepObserve     = "observe"
+	StepTeardown    = "teardown"
+	StepIdentity    = "identity"
+	StepTask        = "task"
+	StepOther       = "other"
+)
+
+// Sides of a recorded call: to the environment provider or to the agent adapter.
+const (
+	SideProvider = "provider"
+	SideAgent    = "agent"
+)
+
+// WireLog is the order of a recording made on the wire: every complete call, in the order its
+// request arrived. The exchanges themselves are blobs (MediaTypeHTTPExchange) the manifest
+// also lists as sources; the wire log says when each began and ended relative to the others,
+// which the exchanges alone, named by content, do not. The Execution rules are rules of
+// order (preflight first, identity once before the first scenario, provision → task →
+// observe → teardown, nothing after an abort), so the order is evidence.
+type WireLog struct {
+	Header
+	Calls []WireCall `json:"calls"`
+}
+
+// WireCall is one call of a WireLog. Start and End number the arrivals and completions of all
+// the calls in one sequence (1, 2, …), so one call happened before another exactly when its
+// End is less than the other's Start; calls that overlap ran concurrently.
+type WireCall struct {
+	// Seq numbers the calls from 1 in the order their requests arrived.
+	Seq   int `json:"seq"`
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Side is SideProvider or SideAgent; Step the protocol step (Step*).
+	Side   string `json:"side"`
+	Step   string `json:"step"`
+	Method string `json:"method"`
+	// Target is the request's path and query, as recorded in the exchange.
+	Target string `json:"target"`
+	// Scenario is the scenario the call is attributed to, "" for calls of the run.
+	Scenario string `json:"scenario,omitempty"`
+	// EnvironmentID is the environment the call concerns: the one a provision created, or the
+	// one the request names.
+	EnvironmentID string `json:"environment_id,omitempty"`
+	// ObservationType is the observation an /observe call asked for.
+	ObservationType string `json:"observation_type,omitempty"`
+	// Status is the HTTP status of the answer, 0 when there was none.
+	Status int `json:"status,omitempty"`
+	// Outcome is what the answer says of itself: the status member of a provision, teardown
+	// or inject-state answer ("ready", "error", "destroyed", "applied"), the
+	// evidence_source.status of an observation ("available", "unreachable", …), "" otherwise.
+	Outcome string `json:"outcome,omitempty"`
+	// Failure says why the call got no whole answer (a refused connection, a cut body).
+	Failure string `json:"failure,omitempty"`
+	// Exchange is the recorded exchange, Source its path among the manifest's sources.
+	Exchange Descriptor `json:"exchange"`
+	Source   string     `json:"source"`
 }

@@ -144,6 +144,43 @@ func (*ProfileTree) ObjectKind() Kind { return KindProfileTree }
 // ObjectKind implements Object.
 func (*Receipt) ObjectKind() Kind { return KindReceipt }
 
+// ObjectKind implements Object.
+func (*WireLog) ObjectKind() Kind { return KindWireLog }
+
+// References implements Object: the exchanges, in call order.
+func (w *WireLog) References() []Descriptor {
+	refs := make([]Descriptor, 0, len(w.Calls))
+	for _, c := range w.Calls {
+		refs = append(refs, c.Exchange)
+	}
+	return refs
+}
+
+func (w *WireLog) validate() error {
+	for i, c := range w.Calls {
+		field := fmt.Sprintf("wire-log: calls[%d]", i)
+		if c.Seq != i+1 {
+			return fmt.Errorf("%w: %s: seq %d, expected %d (calls are in arrival order)", ErrInvalidObject, field, c.Seq, i+1)
+		}
+		if c.Start <= 0 || c.End <= c.Start {
+			return fmt.Errorf("%w: %s: start %d, end %d: a call ends after it starts", ErrInvalidObject, field, c.Start, c.End)
+		}
+		if c.Side != SideProvider && c.Side != SideAgent {
+			return fmt.Errorf("%w: %s: side %q", ErrInvalidObject, field, c.Side)
+		}
+		if err := c.Exchange.validate(field + ".exchange"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DecodeWireLog decodes a wire log.
+func DecodeWireLog(b []byte) (*WireLog, error) {
+	var w WireLog
+	return &w, Decode(b, &w)
+}
+
 // References implements Object: the observation payloads, in observation order, then the
 // source artifact.
 func (e *ScenarioEvidence) References() []Descriptor {
@@ -158,7 +195,7 @@ func (e *ScenarioEvidence) References() []Descriptor {
 }
 
 // References implements Object: the profile tree, the conformance answer, every scenario's
-// evidence, then the claimed report.
+// evidence, the claimed report, the sources, then the wire log.
 func (m *RunManifest) References() []Descriptor {
 	var refs []Descriptor
 	refs = append(refs, Descriptor{MediaType: MediaTypeProfileTree, Digest: m.Profile.Tree})
@@ -175,6 +212,9 @@ func (m *RunManifest) References() []Descriptor {
 	}
 	for _, src := range m.Sources {
 		refs = append(refs, src.Blob)
+	}
+	if m.WireLog != nil {
+		refs = append(refs, *m.WireLog)
 	}
 	return refs
 }
@@ -260,6 +300,11 @@ func (m *RunManifest) validate() error {
 	}
 	if m.Redaction != nil {
 		if err := m.Redaction.validate(); err != nil {
+			return err
+		}
+	}
+	if m.WireLog != nil {
+		if err := m.WireLog.validate("run-manifest: wire_log"); err != nil {
 			return err
 		}
 	}
