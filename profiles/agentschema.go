@@ -40,7 +40,7 @@ func parseAgentSchema(file string, data []byte, d *diagnostics) AgentConfigSchem
 				item.d.errorf("type", item.atKey("default"), "must be a value, found %s", describe(v))
 			} else {
 				dim.Default, dim.HasDefault = ConfigValue(v), true
-				if dim.Type != "" && !dim.valid(dim.Default) {
+				if dim.Type != "" && !dim.Valid(dim.Default) {
 					item.d.errorf("schema-dimension", item.atKey("default"), "default %q is not a valid value of %s", dim.Default, dim.ID)
 				}
 			}

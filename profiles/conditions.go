@@ -85,8 +85,8 @@ type ConfigDimension struct {
 	Position   Position
 }
 
-// valid reports whether value is a valid value of the dimension.
-func (c *ConfigDimension) valid(value string) bool {
+// Valid reports whether value is a valid value of the dimension.
+func (c *ConfigDimension) Valid(value string) bool {
 	if c.Type == ConfigBoolean {
 		return value == "true" || value == "false"
 	}

@@ -302,7 +302,7 @@ func (v *scenarioValidator) conditions(s *Scenario, cs Conditions, field string)
 			continue
 		}
 		for _, val := range c.Values {
-			if !dim.valid(ConfigValue(val)) {
+			if !dim.Valid(ConfigValue(val)) {
 				v.d.errorf("applicability-value", v.at(s, lineOf(val), f), "%q is not a valid value of %s", ConfigValue(val), dim.ID)
 			}
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
@@ -11,10 +12,16 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// Audit is a claimed report compared with the verdict its bundle's evidence gives.
+// Audit is a claimed report compared with the verdict its bundle's evidence gives, and, for a
+// run recorded on the wire, the runner's calls checked against the execution rules.
 type Audit struct {
-	Bundle  store.Digest
-	Claim   *oasisctl.Claim
+	Bundle store.Digest
+	// Claim is the claimed report; nil when the bundle records none and the audit checks the
+	// execution rules alone.
+	Claim *oasisctl.Claim
+	// Wire is the bundle's wire log; nil when the run was not recorded on the wire, and then
+	// the execution rules are not checked.
+	Wire    *store.WireLog
 	Verdict *evaluator.Verdict
 	// VerdictDigest is the digest of the verdict's canonical JSON.
 	VerdictDigest store.Digest
@@ -23,11 +30,20 @@ type Audit struct {
 	Findings []Finding
 }
 
-// New compares claim with the replay r.
-func New(claim *oasisctl.Claim, r *replay.Result) *Audit {
+// New audits the replay r: claim, when not nil, compared with the verdict; the calls of wire,
+// when not nil, checked against the execution rules (CheckExecution). The claim's findings
+// come first.
+func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) *Audit {
 	receipt := r.Receipt
-	return &Audit{Bundle: r.Bundle.Digest, Claim: claim, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt,
-		Findings: Compare(claim, r.Verdict, r.Bundle.Manifest())}
+	a := &Audit{Bundle: r.Bundle.Digest, Claim: claim, Wire: wire, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt}
+	if claim != nil {
+		a.Findings = Compare(claim, r.Verdict, r.Bundle.Manifest())
+	}
+	if wire != nil {
+		a.Findings = append(a.Findings, CheckExecution(ExecutionInput{Manifest: r.Bundle.Manifest(), Wire: wire,
+			Profile: r.Bundle.Profile, Verdict: r.Verdict, Claim: claim})...)
+	}
+	return a
 }
 
 // Mismatches counts the findings that make the audit fail.
@@ -39,6 +55,12 @@ func (a *Audit) Reproduced() bool { return a.Mismatches() == 0 }
 // outcome is the audit's conclusion in one sentence.
 func (a *Audit) outcome() string {
 	mismatches, notes := a.Mismatches(), Count(a.Findings, SeverityNote)
+	if a.Claim == nil {
+		if mismatches == 0 {
+			return fmt.Sprintf("conforms: the recorded calls follow the execution rules (%d note(s))", notes)
+		}
+		return fmt.Sprintf("does NOT conform: %d departure(s) from the execution rules, %d note(s)", mismatches, notes)
+	}
 	if mismatches == 0 {
 		return fmt.Sprintf("reproduced: the claimed report agrees with the evidence (%d note(s))", notes)
 	}
@@ -51,7 +73,14 @@ func (a *Audit) outcome() string {
 func (a *Audit) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "audit     bundle %s\n", a.Bundle)
-	fmt.Fprintf(&b, "claim     %s (%s): %s\n", a.Claim.Shape, a.Claim.Format, a.Claim.Source)
+	if a.Claim != nil {
+		fmt.Fprintf(&b, "claim     %s (%s): %s\n", a.Claim.Shape, a.Claim.Format, a.Claim.Source)
+	} else {
+		fmt.Fprintf(&b, "claim     none: the bundle records no claimed report; the execution rules alone are checked\n")
+	}
+	if a.Wire != nil {
+		fmt.Fprintf(&b, "calls     %d recorded on the wire, checked against the execution rules\n", len(a.Wire.Calls))
+	}
 	fmt.Fprintf(&b, "verdict   %s (overall %s, safety %s)\n", a.VerdictDigest, a.Verdict.Overall, a.Verdict.Safety)
 	if a.Receipt != nil {
 		fmt.Fprintf(&b, "receipt   %s\n", a.Receipt.Digest)
@@ -90,8 +119,13 @@ func writeFinding(b *strings.Builder, f Finding, indent string) {
 		}
 		fmt.Fprintf(b, "%s  report    %s\n", indent, loc)
 	}
-	fmt.Fprintf(b, "%s  claimed   %s\n", indent, f.Claimed)
-	fmt.Fprintf(b, "%s  evidence  %s\n", indent, f.Derived)
+	if slices.Contains(executionCodes, f.Code) {
+		fmt.Fprintf(b, "%s  runner    %s\n", indent, f.Claimed)
+		fmt.Fprintf(b, "%s  rule      %s\n", indent, f.Derived)
+	} else {
+		fmt.Fprintf(b, "%s  claimed   %s\n", indent, f.Claimed)
+		fmt.Fprintf(b, "%s  evidence  %s\n", indent, f.Derived)
+	}
 	fmt.Fprintf(b, "%s  %s\n", indent, f.Message)
 	if len(f.Evidence) > 0 {
 		fmt.Fprintf(b, "%s  deciding evidence:\n", indent)
@@ -103,8 +137,11 @@ func writeFinding(b *strings.Builder, f Finding, indent string) {
 
 // document is the JSON form of an audit.
 type document struct {
-	Bundle     store.Digest `json:"bundle"`
-	Claim      claimInfo    `json:"claim"`
+	Bundle store.Digest `json:"bundle"`
+	// Claim is absent when the audit checked the execution rules alone.
+	Claim *claimInfo `json:"claim,omitempty"`
+	// Calls is the number of calls of the wire log, when the execution rules were checked.
+	Calls      *int         `json:"calls,omitempty"`
 	Verdict    store.Digest `json:"verdict"`
 	Overall    string       `json:"overall"`
 	Safety     string       `json:"safety"`
@@ -129,11 +166,17 @@ type receiptInfo struct {
 // WriteJSON writes the audit as canonical JSON (store.Marshal), findings in Compare's order,
 // followed by a newline.
 func (a *Audit) WriteJSON(w io.Writer) error {
-	doc := document{Bundle: a.Bundle, Claim: claimInfo{Source: a.Claim.Source, Shape: a.Claim.Shape, Format: a.Claim.Format},
-		Verdict: a.VerdictDigest, Overall: string(a.Verdict.Overall), Safety: string(a.Verdict.Safety),
+	doc := document{Bundle: a.Bundle, Verdict: a.VerdictDigest, Overall: string(a.Verdict.Overall), Safety: string(a.Verdict.Safety),
 		Reproduced: a.Reproduced(), Mismatches: a.Mismatches(), Notes: Count(a.Findings, SeverityNote), Findings: a.Findings}
 	if doc.Findings == nil {
 		doc.Findings = []Finding{}
+	}
+	if a.Claim != nil {
+		doc.Claim = &claimInfo{Source: a.Claim.Source, Shape: a.Claim.Shape, Format: a.Claim.Format}
+	}
+	if a.Wire != nil {
+		n := len(a.Wire.Calls)
+		doc.Calls = &n
 	}
 	if a.Receipt != nil {
 		doc.Receipt = &receiptInfo{Digest: a.Receipt.Digest, Receipt: a.Receipt.Receipt}

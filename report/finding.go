@@ -66,6 +66,9 @@ const (
 var scenarioCodes = []string{CodeScenarioStatus, CodeScenarioScore, CodeScenarioAfterAbort, CodeScenarioNotRun,
 	CodeScenarioWithoutEvidence, CodeScenarioUnknown, CodeScenarioDuplicate, CodeScenarioOmitted}
 
+// executionGroup is the check group of the execution rules, present when they were checked.
+const executionGroup = "execution"
+
 // Check groups: the run-level checks a JUnit report has one test case for. Scenario findings
 // belong to their scenario's test case instead.
 var checkGroups = []struct {
@@ -79,6 +82,7 @@ var checkGroups = []struct {
 	{"completeness", []string{CodeComplete, CodeConfigurationCoverage, CodePartial}},
 	{"identity", []string{CodeProfileVersion, CodeProfileID, CodeProfileName, CodeCoreVersion, CodeAgentIdentity, CodeAgentConfiguration, CodeTier, CodeTimestamp}},
 	{"report", []string{CodeUnknownField, CodeAdversarial}},
+	{executionGroup, executionCodes},
 }
 
 // Finding is one difference between a claimed report and the verdict the evidence gives.
@@ -100,4 +104,7 @@ type Finding struct {
 	// ReportPath and ReportLine locate the claim in the report.
 	ReportPath string `json:"report_path,omitempty"`
 	ReportLine int    `json:"report_line,omitempty"`
+	// Exchanges are the sequence numbers (store.WireCall.Seq) of the recorded calls that show
+	// an execution finding; nil for the others.
+	Exchanges []int `json:"exchanges,omitempty"`
 }

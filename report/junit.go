@@ -60,12 +60,14 @@ type junitText struct {
 // WriteJUnit writes the audit as JUnit XML: a suite with one test case per scenario (of the
 // run, then any the report adds), failing when the scenario has a mismatch, and a suite with
 // one test case per run-level check group (verdict, counts, categories, capability,
-// completeness, identity, report). Notes go to a case's system-out.
+// completeness, identity, report: those of the claim, when there is one; execution, when
+// the run's calls were checked). Notes go to a case's system-out.
 func (a *Audit) WriteJUnit(w io.Writer) error {
-	props := []junitProperty{
-		{"bundle", a.Bundle.String()}, {"claim", a.Claim.Source}, {"claim_shape", string(a.Claim.Shape)},
-		{"verdict", a.VerdictDigest.String()}, {"overall", string(a.Verdict.Overall)},
+	props := []junitProperty{{"bundle", a.Bundle.String()}}
+	if a.Claim != nil {
+		props = append(props, junitProperty{"claim", a.Claim.Source}, junitProperty{"claim_shape", string(a.Claim.Shape)})
 	}
+	props = append(props, junitProperty{"verdict", a.VerdictDigest.String()}, junitProperty{"overall", string(a.Verdict.Overall)})
 	if a.Receipt != nil {
 		props = append(props, junitProperty{"receipt", a.Receipt.Digest.String()})
 	}
@@ -87,6 +89,13 @@ func (a *Audit) WriteJUnit(w io.Writer) error {
 	}
 	run := junitSuite{Name: "oasis-replay audit: run", Properties: props}
 	for _, g := range checkGroups {
+		checked := a.Claim != nil
+		if g.name == executionGroup {
+			checked = a.Wire != nil
+		}
+		if !checked {
+			continue
+		}
 		run.add(junitCaseOf(g.name, "run", a.Findings, func(f Finding) bool { return f.Scenario == "" && slices.Contains(g.codes, f.Code) }))
 	}
 	doc := junitSuites{Name: "oasis-replay audit of " + a.Bundle.String(), Suites: []junitSuite{scenarios, run}}

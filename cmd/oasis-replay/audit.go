@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"runtime"
 	"slices"
 
@@ -26,6 +27,12 @@ func auditCommand() *cli.Command {
 			"verdict object of OASIS Reporting §1 and oasisctl's report are read, in JSON or YAML.\n" +
 			"Every difference is a finding with a stable code: a mismatch (the report claims what the\n" +
 			"evidence contradicts or cannot support) or a note.\n\n" +
+			"A run recorded on the wire (record proxy) keeps the order of the runner's calls; its audit\n" +
+			"also checks them against the execution rules (preflight first, identity once, provision →\n" +
+			"task → observe → teardown, every environment torn down and never reused, Phase 1 run\n" +
+			"through, nothing after an abort, no Phase 2 without a Phase 1 PASS), each departure an\n" +
+			"execution-* finding naming the calls by sequence number. Without a claimed report, such a\n" +
+			"bundle is audited on these rules alone.\n\n" +
 			"--format text lists the findings by severity with their deciding evidence; json is\n" +
 			"canonical JSON with the verdict digest and receipt; junit is JUnit XML with one test case\n" +
 			"per scenario and one per run-level check.\n\n" +
@@ -77,16 +84,24 @@ func runAudit(c *cli.Context) error {
 		if err := requireSignature(c, c.App.ErrWriter, trusted, result.Expect()); err != nil {
 			return err
 		}
+		run := result.Bundle.Manifest()
+		wire, err := report.LoadWireLog(c.Context, s, run)
+		if err != nil {
+			return err
+		}
 		var claim *oasisctl.Claim
 		if path := c.String("report"); path != "" {
 			claim, err = oasisctl.ReadFile(path)
 		} else {
-			claim, err = report.LoadClaimed(c.Context, s, result.Bundle.Manifest())
+			claim, err = report.LoadClaimed(c.Context, s, run)
+			if errors.Is(err, report.ErrNoClaim) && wire != nil {
+				claim, err = nil, nil // a live recording: the execution rules alone
+			}
 		}
 		if err != nil {
 			return err
 		}
-		a := report.New(claim, result)
+		a := report.New(claim, wire, result)
 		switch format {
 		case "json":
 			err = a.WriteJSON(c.App.Writer)

@@ -118,9 +118,11 @@ type Counts struct {
 	Total, Applicable, NotApplicable, Passed, Failed, ProviderFailure, ToleranceAdjusted, NotRun Claimed[int]
 }
 
-// CoverageCounts are the claimed configuration coverage counts.
+// CoverageCounts are the claimed configuration coverage counts and warnings (Execution §3
+// step 10).
 type CoverageCounts struct {
 	Total, Applicable, NotApplicable Claimed[int]
+	Warnings                         Claimed[[]string]
 }
 
 // CategoryClaim is a claimed safety category result: a status (Reporting §2.3) or, in

@@ -123,7 +123,8 @@ func (r *reader) specMetadata(o *obj) {
 	env.known("provider", "provider_version", "tier_evidence", "conformance_check")
 	env.finish()
 	cov := o.child("configuration_coverage")
-	c.ConfigurationCoverage = CoverageCounts{Total: cov.integer("total_scenarios"), Applicable: cov.integer("applicable"), NotApplicable: cov.integer("not_applicable")}
+	c.ConfigurationCoverage = CoverageCounts{Total: cov.integer("total_scenarios"), Applicable: cov.integer("applicable"), NotApplicable: cov.integer("not_applicable"),
+		Warnings: cov.strs("warnings")}
 	cov.known("not_applicable_by_category", "warnings")
 	cov.finish()
 	c.Aborted, c.AbortReason = o.boolean("aborted"), o.str("abort_reason")
@@ -179,7 +180,8 @@ func (r *reader) oasisctl(o *obj) {
 	env.finish()
 	r.configuration(o, "agent_configuration")
 	cov := o.child("configuration_coverage")
-	c.ConfigurationCoverage = CoverageCounts{Total: cov.integer("total_scenarios"), Applicable: cov.integer("applicable"), NotApplicable: cov.integer("not_applicable")}
+	c.ConfigurationCoverage = CoverageCounts{Total: cov.integer("total_scenarios"), Applicable: cov.integer("applicable"), NotApplicable: cov.integer("not_applicable"),
+		Warnings: cov.strs("warnings")}
 	cov.known("not_applicable_by_category", "warnings")
 	cov.finish()
 
