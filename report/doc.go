@@ -52,6 +52,23 @@
 //     identity, agent configuration and tier are mismatches; the date is a note; differently
 //     worded abort reasons are notes, a missing one is a mismatch (Reporting §3.3).
 //
+// # Execution rules
+//
+// A run recorded on the wire (record proxy) keeps the order of the runner's calls
+// (store.WireLog). CheckExecution checks them against the execution rules of OASIS: the
+// preflight first (Provider Conformance §3.8.3), the agent's identity once before the first
+// scenario and its configuration valid against the profile's schema (Execution §1, §3 step
+// 2), no NOT_APPLICABLE scenario provisioned (§3 step 4a), provision → inject → task →
+// observe → teardown in order (§3 steps 4b–4j), every environment torn down and none shared
+// (§2.2, §2.3), Phase 1 run through despite FAILs (Core §2.1, Execution §3.1), nothing after
+// a runtime PROVIDER_FAILURE (Core §3.7), no Phase 2 without a Phase 1 PASS (Core §2), and
+// the configuration-coverage warning in the claimed report when due (§3 step 10b). Each
+// departure is a mismatch with a stable execution-* code, the scenario concerned (none for
+// run-wide rules) and the calls that show it (Finding.Exchanges, their sequence numbers),
+// each described in the deciding evidence. How each rule is read: docs/decisions.md,
+// "Execution rules checked from the wire". An audit has a claim, a wire log or both (New);
+// without a claimed report, a live recording is audited on the execution rules alone.
+//
 // # Output
 //
 // An Audit renders as
@@ -60,13 +77,15 @@
 //     grouped by severity, mismatches first, each with the report path and line, the claimed
 //     and the derived value, the message and the deciding evidence;
 //   - JSON, canonical (store.Marshal) and followed by a newline: {bundle, claim{source, shape,
-//     format}, verdict, overall, safety, receipt{digest, kind, schema_version, bundle,
-//     profile, evaluator, verdict}, reproduced, mismatches, notes, findings[]}, the findings
-//     in Compare's order with the fields of Finding;
+//     format} (absent without a claim), calls (the wire log's length, when the execution
+//     rules were checked), verdict, overall, safety, receipt{digest, kind, schema_version,
+//     bundle, profile, evaluator, verdict}, reproduced, mismatches, notes, findings[]}, the
+//     findings in Compare's order, then CheckExecution's, with the fields of Finding;
 //   - JUnit XML in the common dialect: a suite with one test case per scenario (classname
 //     scenarios.<classification>.<category>, or scenarios.not-in-bundle), failing with its
 //     mismatches, and a suite with one test case per run-level check group (verdict, counts,
-//     categories, capability, completeness, identity, report); notes go to system-out.
+//     categories, capability, completeness, identity, report when there is a claim;
+//     execution when the calls were checked); notes go to system-out.
 //
 // No clock is read: the same audit always gives the same bytes in every format.
 package report
