@@ -43,6 +43,7 @@ func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) *Audit {
 		a.Findings = append(a.Findings, CheckExecution(ExecutionInput{Manifest: r.Bundle.Manifest(), Wire: wire,
 			Profile: r.Bundle.Profile, Verdict: r.Verdict, Claim: claim})...)
 	}
+	explain(a.Findings, r.Verdict, r.Bundle.Run.Evidence)
 	return a
 }
 
@@ -127,6 +128,12 @@ func writeFinding(b *strings.Builder, f Finding, indent string) {
 		fmt.Fprintf(b, "%s  evidence  %s\n", indent, f.Derived)
 	}
 	fmt.Fprintf(b, "%s  %s\n", indent, f.Message)
+	if f.Cause != nil {
+		fmt.Fprintf(b, "%s  cause     %s: %s\n", indent, f.Cause.Class, f.Cause.Explanation)
+		if f.Cause.Decision != "" {
+			fmt.Fprintf(b, "%s  decision  %s\n", indent, f.Cause.Decision)
+		}
+	}
 	if len(f.Evidence) > 0 {
 		fmt.Fprintf(b, "%s  deciding evidence:\n", indent)
 		for _, e := range f.Evidence {

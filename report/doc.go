@@ -52,6 +52,19 @@
 //     identity, agent configuration and tier are mismatches; the date is a note; differently
 //     worded abort reasons are notes, a missing one is a mismatch (Reporting §3.3).
 //
+// # Causes
+//
+// New gives every finding a Cause, so that a reader of the text output need not open the
+// evidence to understand it: a class from a closed vocabulary (cause.go: the runner missed
+// evidence the bundle holds, misread it, counted an agent's tool error as a provider fault,
+// ignored evidence the provider flagged unavailable, went on after an abort, broke another
+// execution rule; evidence is missing, so the run should have aborted; a run-level figure
+// that follows from the scenario findings; a report that contradicts itself, leaves out or
+// overclaims; another subject; a spec ambiguity this project decided; a difference of form;
+// what cannot be replayed), one sentence saying why with the evidence in hand (the first
+// violated check, the agent's failed tool calls, the missing observation), and the decision
+// of docs/decisions.md the finding rests on, when one does.
+//
 // # Execution rules
 //
 // A run recorded on the wire (record proxy) keeps the order of the runner's calls

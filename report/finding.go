@@ -104,6 +104,9 @@ type Finding struct {
 	// ReportPath and ReportLine locate the claim in the report.
 	ReportPath string `json:"report_path,omitempty"`
 	ReportLine int    `json:"report_line,omitempty"`
+	// Cause says why the finding arose (set by New); nil when Compare or CheckExecution is
+	// called alone.
+	Cause *Cause `json:"cause,omitempty"`
 	// Exchanges are the sequence numbers (store.WireCall.Seq) of the recorded calls that show
 	// an execution finding; nil for the others.
 	Exchanges []int `json:"exchanges,omitempty"`
