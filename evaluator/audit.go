@@ -64,7 +64,7 @@ func readAudit(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pl *pl
 			continue
 		}
 		open := func() (io.ReadCloser, error) { return run.openBlob(ctx, obs.Data) }
-		where := fmt.Sprintf("scenario %s: observations[%d] (audit_log %s)", ev.ScenarioID, i, obs.Data.Digest)
+		where := observationRef(ev.ScenarioID, i, obs)
 		log := auditLog{obs: i, blob: obs.Data.Digest}
 		err := withPrincipal(open, obs, func(principal string) error {
 			return search(open, obs.Data.MediaType, principal, pl, labels, &log)
@@ -204,7 +204,7 @@ func agentAddresses(ctx context.Context, run *Run, ids []string) (map[string]boo
 				return err
 			})
 			if err != nil {
-				return nil, fmt.Errorf("%w: scenario %s: observations[%d] (audit_log %s): %w", ErrEvidence, id, i, obs.Data.Digest, err)
+				return nil, fmt.Errorf("%w: %s: %w", ErrEvidence, observationRef(id, i, obs), err)
 			}
 		}
 	}

@@ -42,7 +42,7 @@ func readState(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pre *p
 				return snapshot.Parse(rc, obs.Data.MediaType, snapshot.Options{KindHint: obs.Attributes[store.AttrKind]})
 			})
 			if err != nil {
-				return nil, fmt.Errorf("%w: scenario %s: observations[%d] (resource_state %s): %w", ErrEvidence, ev.ScenarioID, i, obs.Data.Digest, err)
+				return nil, fmt.Errorf("%w: %s: %w", ErrEvidence, observationRef(ev.ScenarioID, i, obs), err)
 			}
 			o := origin{obs: i, blob: obs.Data.Digest}
 			if obs.Phase == store.PhaseBefore {
@@ -66,7 +66,7 @@ func readState(ctx context.Context, run *Run, ev *store.ScenarioEvidence, pre *p
 			d, err := snapshot.ParseDiff(rc, 0)
 			rc.Close()
 			if err != nil {
-				return nil, fmt.Errorf("%w: scenario %s: observations[%d] (state_diff %s): %w", ErrEvidence, ev.ScenarioID, i, obs.Data.Digest, err)
+				return nil, fmt.Errorf("%w: %s: %w", ErrEvidence, observationRef(ev.ScenarioID, i, obs), err)
 			}
 			sv.diff, sv.diffO = d, origin{obs: i, blob: obs.Data.Digest}
 		}

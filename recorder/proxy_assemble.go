@@ -50,10 +50,11 @@ func (p *proxyRun) readPayload(ctx context.Context, ex *exchange) {
 		switch {
 		case ex.req.ScenarioID == "":
 			fail(CodeMalformedBody, store.SeverityError, "the provision request names no scenario_id")
+		case ex.provision != nil && ex.provision.Status == "error":
+			// SI provider guide §4.1: status "error" with the error message; no environment.
+			fail(CodeUpstreamFailure, store.SeverityError, "provision failed: "+ex.provision.Error)
 		case ex.provision == nil || ex.provision.EnvironmentID == "":
 			fail(CodeMalformedBody, store.SeverityError, "the provision response names no environment_id")
-		case ex.provision.Status == "error":
-			fail(CodeUpstreamFailure, store.SeverityError, "provision failed: "+ex.provision.Error)
 		}
 	case stepObserve:
 		err = p.readObservation(ctx, ex)

@@ -2,12 +2,16 @@ package report
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/internal/siworld"
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
@@ -22,43 +26,107 @@ import (
 // holds what the import does not (every /state-snapshot answer, the calls and their order);
 // none of it may change a verdict.
 func TestOneRunOneVerdict(t *testing.T) {
+	s, p := liveStore(t)
+	for _, name := range recordertest.Fixtures {
+		t.Run(name, func(t *testing.T) {
+			imported := replayBundle(t, s, recordertest.OasisctlBundle(t, s, p, name))
+			sameVerdict(t, imported, replayBundle(t, s, recordertest.LiveBundle(t, s, p, name, recordertest.Live{})))
+		})
+	}
+	// SI provider guide §4.5: a resource_state observation's data is "the full resource
+	// spec/status" — one resource alone, not wrapped in {"resources": [...]}.
+	t.Run("safe, one resource alone", func(t *testing.T) {
+		imported := replayBundle(t, s, recordertest.OasisctlBundle(t, s, p, "safe"))
+		sameVerdict(t, imported, replayBundle(t, s, recordertest.LiveBundle(t, s, p, "safe",
+			recordertest.Live{World: siworld.Options{SingleResource: true}})))
+	})
+}
+
+// liveStore is an in-memory store with the SI profile.
+func liveStore(t *testing.T) (store.Store, *profiles.Profile) {
+	t.Helper()
 	sharedtest.Dir(t)
 	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	p := replaytest.ImportSI(t, s)
-	for _, name := range recordertest.Fixtures {
-		t.Run(name, func(t *testing.T) {
-			imported := replayBundle(t, s, recordertest.OasisctlBundle(t, s, p, name))
-			live := replayBundle(t, s, recordertest.LiveBundle(t, s, p, name, false))
-			if imported.Verdict.Overall != live.Verdict.Overall || imported.Verdict.Safety != live.Verdict.Safety {
-				t.Errorf("overall %s / safety %s imported, %s / %s live", imported.Verdict.Overall, imported.Verdict.Safety,
-					live.Verdict.Overall, live.Verdict.Safety)
-			}
-			byID := map[string]evaluator.ScenarioResult{}
-			for _, r := range live.Verdict.Scenarios {
-				byID[r.ID] = r
-			}
-			for _, want := range imported.Verdict.Scenarios {
-				got, ok := byID[want.ID]
-				switch {
-				case !ok && want.State == evaluator.StateNotRun:
-					// oasisctl failed it before any call (a precondition it could not
-					// translate): the report lists it, the wire never saw it.
-				case !ok:
-					t.Errorf("%s: in the imported run, not in the live one", want.ID)
-				case got.State != want.State || got.Status != want.Status || scoreText(got.Score) != scoreText(want.Score):
-					t.Errorf("%s: %s %s %s imported, %s %s %s live", want.ID, want.State, want.Status, scoreText(want.Score),
-						got.State, got.Status, scoreText(got.Score))
+	t.Cleanup(func() { s.Close() })
+	return s, replaytest.ImportSI(t, s)
+}
+
+// sameVerdict requires one verdict of a run imported and recorded live, scenario by scenario.
+func sameVerdict(t *testing.T, imported, live *replay.Result) {
+	t.Helper()
+	if imported.Verdict.Overall != live.Verdict.Overall || imported.Verdict.Safety != live.Verdict.Safety {
+		t.Errorf("overall %s / safety %s imported, %s / %s live", imported.Verdict.Overall, imported.Verdict.Safety,
+			live.Verdict.Overall, live.Verdict.Safety)
+	}
+	byID := map[string]evaluator.ScenarioResult{}
+	for _, r := range live.Verdict.Scenarios {
+		byID[r.ID] = r
+	}
+	for _, want := range imported.Verdict.Scenarios {
+		got, ok := byID[want.ID]
+		switch {
+		case !ok && want.State == evaluator.StateNotRun:
+			// oasisctl failed it before any call (a precondition it could not translate):
+			// the report lists it, the wire never saw it.
+		case !ok:
+			t.Errorf("%s: in the imported run, not in the live one", want.ID)
+		case got.State != want.State || got.Status != want.Status || scoreText(got.Score) != scoreText(want.Score):
+			t.Errorf("%s: %s %s %s imported, %s %s %s live", want.ID, want.State, want.Status, scoreText(want.Score),
+				got.State, got.Status, scoreText(got.Score))
+		}
+	}
+	if len(live.Verdict.Scenarios) > len(imported.Verdict.Scenarios) {
+		t.Errorf("%d scenarios live, %d imported", len(live.Verdict.Scenarios), len(imported.Verdict.Scenarios))
+	}
+}
+
+// TestProviderAnswerShapes records runs whose provider answers in the other shapes SI provider
+// guide §4 allows, or in none it allows. A provision answered 200 with status "error" (§4.1)
+// leaves its scenario without evidence, a runtime PROVIDER_FAILURE citing the recorder's
+// finding; an observation whose data the evaluator cannot read is a validation error naming
+// the scenario, the observation and the exchange it came from — never a verdict (Core
+// §3.5.3).
+func TestProviderAnswerShapes(t *testing.T) {
+	s, p := liveStore(t)
+	const failing = "infra.safety.ae.social-engineering-urgency-001"
+
+	t.Run("provision status error", func(t *testing.T) {
+		r := replayBundle(t, s, recordertest.LiveBundle(t, s, p, "unsafe",
+			recordertest.Live{AbortOnFault: true, World: siworld.Options{Faults: map[string]siworld.Fault{failing: siworld.ProvisionError}}}))
+		var found bool
+		for _, sc := range r.Verdict.Scenarios {
+			if sc.ID == failing {
+				found = true
+				if sc.Status != evaluator.ProviderFailure {
+					t.Errorf("%s: %s %s, want PROVIDER_FAILURE", failing, sc.State, sc.Status)
 				}
 			}
-			if len(live.Verdict.Scenarios) > len(imported.Verdict.Scenarios) {
-				t.Errorf("%d scenarios live, %d imported", len(live.Verdict.Scenarios), len(imported.Verdict.Scenarios))
+		}
+		var finding bool
+		for _, f := range r.Bundle.Manifest().Findings {
+			finding = finding || (f.Scenario == failing && strings.Contains(f.Message, "provision failed: scripted provision failure"))
+		}
+		if !found || !finding || !r.Verdict.Metadata.Aborted {
+			t.Errorf("scenario listed %v, recorder finding %v, aborted %v; findings %+v", found, finding, r.Verdict.Metadata.Aborted, r.Bundle.Manifest().Findings)
+		}
+	})
+
+	t.Run("observation data unreadable", func(t *testing.T) {
+		d := recordertest.LiveBundle(t, s, p, "unsafe",
+			recordertest.Live{World: siworld.Options{Faults: map[string]siworld.Fault{failing: siworld.ObserveMalformed}}})
+		_, err := replay.Replay(context.Background(), s, d, replay.Options{})
+		if !errors.Is(err, evaluator.ErrEvidence) {
+			t.Fatalf("replay: %v, want an unreadable-evidence error", err)
+		}
+		for _, want := range []string{"scenario " + failing, "observations[", "recorded from exchanges/" + failing + "/"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
 			}
-		})
-	}
+		}
+	})
 }
 
 func scoreText(s *evaluator.Score) string {

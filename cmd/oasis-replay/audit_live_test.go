@@ -22,8 +22,8 @@ func TestAuditLiveRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := replaytest.ImportSI(t, s)
-	goesOn := recordertest.LiveBundle(t, s, p, "provider-fault", false)
-	aborting := recordertest.LiveBundle(t, s, p, "provider-fault", true)
+	goesOn := recordertest.LiveBundle(t, s, p, "provider-fault", recordertest.Live{})
+	aborting := recordertest.LiveBundle(t, s, p, "provider-fault", recordertest.Live{AbortOnFault: true})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

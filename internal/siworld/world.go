@@ -127,6 +127,9 @@ const (
 	ObserveServerError Fault = "observe-500"
 	// TeardownError answers the teardown with status "error".
 	TeardownError Fault = "teardown-error"
+	// ObserveMalformed answers every observation with a data member of the wrong shape
+	// (resources a number, entries a string).
+	ObserveMalformed Fault = "observe-malformed"
 )
 
 // Options shape the world's answers.
@@ -325,6 +328,10 @@ func (w *World) observe(rw http.ResponseWriter, env, scenario, typ string) {
 	case ObserveUnreachable:
 		writeJSON(rw, http.StatusOK, map[string]any{"environment_id": env, "timestamp": "2026-05-04T10:00:00Z", "observation_type": typ,
 			"data": map[string]any{}, "evidence_source": map[string]string{"type": sourceType(typ), "status": "unreachable"}})
+		return
+	case ObserveMalformed:
+		writeJSON(rw, http.StatusOK, map[string]any{"environment_id": env, "timestamp": "2026-05-04T10:00:00Z", "observation_type": typ,
+			"data": map[string]any{"resources": 42, "entries": "none"}, "evidence_source": map[string]string{"type": sourceType(typ), "status": "available"}})
 		return
 	}
 	if a := w.run.Artifacts[scenario]; a != nil {

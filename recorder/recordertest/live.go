@@ -140,12 +140,21 @@ func (r *Runner) call(t testing.TB, method, url string, body any) (int, []byte) 
 	return resp.StatusCode, b
 }
 
+// Live shapes a live recording of a fixture run.
+type Live struct {
+	// AbortOnFault makes the runner stop at a runtime fault, as Core §3.7 requires (oasisctl
+	// goes on).
+	AbortOnFault bool
+	// World shapes the scripted world's answers and faults.
+	World siworld.Options
+}
+
 // LiveBundle records the oasisctl fixture run name a second way: the scripted world
 // (internal/siworld) serves its provider answers and agent transcripts, Runner plays the
 // scenarios oasisctl ran in the order it ran them (the report's scenario_details), and
 // record proxy captures the traffic. The bundle is pinned to p, which must be in s, and
 // tagged "live-"+name.
-func LiveBundle(t testing.TB, s store.Store, p *profiles.Profile, name string, abortOnFault bool) store.Digest {
+func LiveBundle(t testing.TB, s store.Store, p *profiles.Profile, name string, live Live) store.Digest {
 	t.Helper()
 	ctx := context.Background()
 	dir := sharedtest.OasisctlRun(t, name)
@@ -157,7 +166,7 @@ func LiveBundle(t testing.TB, s store.Store, p *profiles.Profile, name string, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	world := siworld.New(run, siworld.Options{})
+	world := siworld.New(run, live.World)
 	provider, agent := httptest.NewServer(world.ProviderHandler()), httptest.NewServer(world.AgentHandler())
 	defer provider.Close()
 	defer agent.Close()
@@ -172,7 +181,7 @@ func LiveBundle(t testing.TB, s store.Store, p *profiles.Profile, name string, a
 	}
 	defer proxy.Close()
 	pp, pa := httptest.NewServer(proxy.ProviderHandler()), httptest.NewServer(proxy.AgentHandler())
-	(&Runner{Provider: pp.URL, Agent: pa.URL, Profile: p, Tier: 1, Scenarios: order, AbortOnFault: abortOnFault}).Run(t)
+	(&Runner{Provider: pp.URL, Agent: pa.URL, Profile: p, Tier: 1, Scenarios: order, AbortOnFault: live.AbortOnFault}).Run(t)
 	pp.Close()
 	pa.Close()
 	res, err := proxy.Seal(ctx, s)

@@ -5,7 +5,8 @@
 //	si-world --run DIR [--provider 127.0.0.1:18090] [--agent 127.0.0.1:18091]
 //	         [--fault SCENARIO=KIND]… [--conformance FILE] [--single-resource]
 //
-// KIND is provision-error, observe-unreachable, observe-500 or teardown-error. It serves until
+// KIND is provision-error, observe-unreachable, observe-500, observe-malformed or
+// teardown-error. It serves until
 // SIGINT or SIGTERM.
 package main
 
