@@ -41,8 +41,12 @@ func (w *wire) add(side, step, method, target, scenario, env string, status int,
 	return &w.calls[len(w.calls)-1]
 }
 
-func (w *wire) conformance() { w.add(store.SideProvider, store.StepConformance, "GET", "/v1/conformance?profile=x", "", "", 200, "") }
-func (w *wire) identity()    { w.add(store.SideAgent, store.StepIdentity, "GET", "/identity-and-configuration", "", "", 200, "") }
+func (w *wire) conformance() {
+	w.add(store.SideProvider, store.StepConformance, "GET", "/v1/conformance?profile=x", "", "", 200, "")
+}
+func (w *wire) identity() {
+	w.add(store.SideAgent, store.StepIdentity, "GET", "/identity-and-configuration", "", "", 200, "")
+}
 func (w *wire) provision(id, env string) {
 	w.add(store.SideProvider, store.StepProvision, "POST", "/v1/provision", id, env, 200, "ready")
 }
