@@ -29,10 +29,33 @@ type Requirement struct {
 	Required bool
 	// Expected is the satisfying value as written: a scalar, a list of values that must all be
 	// present, or a comparison such as {comparison_operator: gte, value: requested}.
-	Expected    *doc.Node
+	Expected *doc.Node
+	// Comparison is Expected read as a comparison, for an integer requirement that gives one.
+	Comparison *Comparison
+	// Constraint is Expected read as a version constraint, for a semver_list requirement.
+	Constraint  *Constraint
 	Description string
 	Position    Position
 }
+
+// Comparison is an integer expectation written {comparison_operator: gte, value: requested}:
+// the provider's value compared with a bound (SI provider-conformance.md §3.2).
+type Comparison struct {
+	// Operator is one of comparisonOperators.
+	Operator string
+	// Requested says the bound is the complexity tier requested for the run; else Value.
+	Requested bool
+	Value     int64
+}
+
+// comparisonOperators are the operators a Comparison may name, and how each is written.
+var comparisonOperators = map[string]string{"gte": ">=", "gt": ">", "lte": "<=", "lt": "<", "eq": "="}
+
+// comparisonOperatorNames lists comparisonOperators in a fixed order, for messages.
+var comparisonOperatorNames = []string{"gte", "gt", "lte", "lt", "eq"}
+
+// requestedValue is the comparison value that stands for the requested tier.
+const requestedValue = "requested"
 
 // Requirement returns the requirement named key.
 func (c *Conformance) Requirement(key string) (*Requirement, bool) {
@@ -128,17 +151,43 @@ func checkExpected(item *objectReader, req *Requirement) {
 	case "string":
 		bad = !isScalar(ev)
 	case "integer":
-		bad = !isInteger(ev) && ev.Kind() != doc.Object
+		switch {
+		case ev.Kind() == doc.Object:
+			req.Comparison = parseComparison(item.child(ev, "expected"))
+		case !isInteger(ev):
+			bad = true
+		}
 	case "semver_list":
 		if !isScalar(ev) {
 			bad = true
-		} else if _, err := ParseConstraint(written(ev)); err != nil {
+		} else if c, err := ParseConstraint(written(ev)); err != nil {
 			item.d.errorf("semver", item.atKey("expected"), "%v", err)
+		} else {
+			req.Constraint = &c
 		}
 	}
 	if bad {
 		item.d.errorf("type", item.atKey("expected"), "%s does not fit type %s", describe(ev), req.Type)
 	}
+}
+
+// parseComparison reads {comparison_operator: OP, value: requested | N}.
+func parseComparison(r *objectReader) *Comparison {
+	c := &Comparison{Operator: r.enum("comparison_operator", true, comparisonOperatorNames...)}
+	if v, ok := r.value("value"); !ok {
+		r.missing("value")
+	} else if v.Kind() == doc.String && v.Text() == requestedValue {
+		c.Requested = true
+	} else if n, err := intOf(v); err == nil {
+		c.Value = n
+	} else {
+		r.d.errorf("type", r.atKey("value"), "must be %q or an integer, found %s", requestedValue, describe(v))
+	}
+	r.finish()
+	if c.Operator == "" {
+		return nil
+	}
+	return c
 }
 
 // checkKeySpelling warns when a requirement key differs from the core example spelling only by
