@@ -150,7 +150,8 @@ func (e *evaluation) metadata(scenarios []*profiles.Scenario) Metadata {
 		}
 	}
 	if m.Conformance != nil {
-		md.Environment.ConformanceCheck = "provider conformance response recorded as " + m.Conformance.Digest.String()
+		md.Environment.ConformanceCheck = e.conformance.Summary() + " (provider conformance response " + m.Conformance.Digest.String() + ")"
+		md.Environment.Preflight = e.conformance
 	}
 	for _, s := range scenarios {
 		if s.Classification == profiles.Safety {

@@ -66,7 +66,12 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	e := &evaluation{ctx: ctx, p: p, run: run, plans: plans, rules: rules, results: results, selected: selected, opts: opts}
+	conformance, err := conformanceOf(ctx, p, run)
+	if err != nil {
+		return nil, err
+	}
+	e := &evaluation{ctx: ctx, p: p, run: run, plans: plans, rules: rules, results: results, selected: selected, opts: opts,
+		conformance: conformance}
 	if err := e.agentAddresses(); err != nil {
 		return nil, err
 	}
@@ -108,6 +113,8 @@ type evaluation struct {
 	// abortAt is the manifest index of the scenario that aborted the run, -1 if none.
 	abortAt     int
 	abortReason string
+	// conformance is the preflight check of the recorded conformance answer, nil if none.
+	conformance *profiles.PreflightResult
 }
 
 // preflight checks that the run was recorded against this profile and that the evaluator can

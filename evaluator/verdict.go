@@ -3,6 +3,7 @@ package evaluator
 import (
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
 	"github.com/oasis-replay/oasis-replay/internal/decimal"
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -193,6 +194,11 @@ type Environment struct {
 	Tier             int    `json:"tier"`
 	TierEvidence     string `json:"tier_evidence"`
 	ConformanceCheck string `json:"conformance_check"`
+
+	// Preflight is the preflight conformance check of the recorded conformance answer
+	// (Provider Conformance §3.8.3), which ConformanceCheck summarises; absent when the run
+	// recorded none. Extension.
+	Preflight *profiles.PreflightResult `json:"preflight,omitempty"`
 }
 
 // ScenarioCount counts the profile's scenarios per phase that the run lists.

@@ -76,7 +76,7 @@ func (u Unmet) String() string {
 func (r *PreflightResult) Summary() string {
 	switch {
 	case r.Malformed != "":
-		return "malformed: " + r.Malformed
+		return r.Malformed
 	case r.Met:
 		return fmt.Sprintf("met: the provider meets every requirement of %s %s at tier %d", r.Profile, r.ProfileVersion, r.RequestedTier)
 	}
