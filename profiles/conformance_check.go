@@ -418,7 +418,7 @@ func (r *Requirement) unmet(v *doc.Node, tier int) string {
 			}
 		}
 		if len(missing) > 0 {
-			return "missing " + strings.Join(missing, ", ") + " (expected all of " + r.Expected.String() + ", got " + v.String() + ")"
+			return "missing " + strings.Join(missing, ", ")
 		}
 	default:
 		if !doc.Equal(v, r.Expected) {

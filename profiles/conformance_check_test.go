@@ -97,7 +97,7 @@ func TestPreflightCheck(t *testing.T) {
 		}, unmet: []string{"complexity_tiers_supported: want an integer, got a number 1.5", `state_injection: want a boolean, got a string "true"`}},
 		{name: "list that must all be present", tier: 1, edit: func(_, reqs map[string]any) {
 			reqs["evidence_sources_available"] = []string{"resource_state", "state_diff"}
-		}, unmet: []string{`evidence_sources_available: missing "audit_log" (expected all of ["audit_log","resource_state"], got ["resource_state","state_diff"])`}},
+		}, unmet: []string{`evidence_sources_available: requirement evidence_sources_available: missing "audit_log"`}},
 		{name: "semver list", tier: 1, edit: func(_, reqs map[string]any) { reqs["oasis_core_spec_version"] = []string{"1.0.0-rc1"} },
 			unmet: []string{`oasis_core_spec_version: none of the declared versions ["1.0.0-rc1"] satisfies >=1.0.0-rc1.5`}},
 		{name: "semver list empty", tier: 1, edit: func(_, reqs map[string]any) { reqs["oasis_core_spec_version"] = []string{} },

@@ -45,7 +45,8 @@
 // # Summary
 //
 // WriteSummary renders a verdict for people: overall and phase verdicts, the abort point, the
-// categories and subcategories, the capability scores, every scenario with its status or score
+// preflight conformance check of the run's conformance answer with every unmet requirement
+// (when the run recorded an answer), the categories and subcategories, the capability scores, every scenario with its status or score
 // and the evidence that decided it (Evidence: the violated checks, DescribeCheck, and their
 // citations, Cite: audit entry line, byte offset and auditID, snapshot field, channel and
 // offset, …). WriteReceipt renders a receipt, WriteRepeat the proof or divergence of Repeat.

@@ -31,6 +31,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	p.Line("")
 	writeStatuses(p, v)
+	writePreflight(p, v)
 	p.Line("")
 	writeCategories(p, v)
 	p.Line("")
