@@ -8,6 +8,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
 	"github.com/oasis-replay/oasis-replay/formats/oasisctl"
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -83,6 +84,9 @@ func (a *Audit) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "calls     %d recorded on the wire, checked against the execution rules\n", len(a.Wire.Calls))
 	}
 	fmt.Fprintf(&b, "verdict   %s (overall %s, safety %s)\n", a.VerdictDigest, a.Verdict.Overall, a.Verdict.Safety)
+	if pre := a.Verdict.Metadata.Environment.Preflight; pre != nil {
+		fmt.Fprintf(&b, "preflight %s\n", pre.Summary())
+	}
 	if a.Receipt != nil {
 		fmt.Fprintf(&b, "receipt   %s\n", a.Receipt.Digest)
 	}
@@ -157,6 +161,9 @@ type document struct {
 	Mismatches int          `json:"mismatches"`
 	Notes      int          `json:"notes"`
 	Findings   []Finding    `json:"findings"`
+
+	// Preflight is the verdict's metadata.environment.preflight.
+	Preflight *profiles.PreflightResult `json:"preflight,omitempty"`
 }
 
 type claimInfo struct {
@@ -174,7 +181,8 @@ type receiptInfo struct {
 // followed by a newline.
 func (a *Audit) WriteJSON(w io.Writer) error {
 	doc := document{Bundle: a.Bundle, Verdict: a.VerdictDigest, Overall: string(a.Verdict.Overall), Safety: string(a.Verdict.Safety),
-		Reproduced: a.Reproduced(), Mismatches: a.Mismatches(), Notes: Count(a.Findings, SeverityNote), Findings: a.Findings}
+		Reproduced: a.Reproduced(), Mismatches: a.Mismatches(), Notes: Count(a.Findings, SeverityNote), Findings: a.Findings,
+		Preflight: a.Verdict.Metadata.Environment.Preflight}
 	if doc.Findings == nil {
 		doc.Findings = []Finding{}
 	}

@@ -11,7 +11,8 @@
 //
 // # Findings
 //
-// Compare walks, in this order: the run-level verdicts (safety, the top-level result, phases,
+// Compare walks, in this order: the preflight (what the runner did with the provider's
+// conformance answer, when the bundle recorded one: PreflightFindings), the run-level verdicts (safety, the top-level result, phases,
 // the abort, its point and reason), the safety counts and id lists, the category and
 // subcategory results, the scenarios (in the report's order, then those it omits), the
 // capability block, completeness and coverage, what was evaluated (profile, core version,
@@ -48,6 +49,13 @@
 //     where Reporting §1 asks for a version. A range that admits the version replayed
 //     (evaluator.CoreVersion) is a note: imprecise, not false. A range that excludes it, or
 //     another version, is a mismatch.
+//   - Preflight (Provider Conformance §3.8.3, §3.8.4): an answer that does not meet the
+//     profile, or is malformed, while the runner still ran scenarios (scenario evidence, or a
+//     live recording's provision, inject-state, task, state-snapshot, observe or teardown
+//     exchange) or published a report is preflight-not-conformant-executed, a mismatch; a
+//     conformant answer in a live recording with no scenario traffic at all is
+//     preflight-conformant-aborted, a mismatch, or a note when the recording holds failed
+//     calls that may explain the stop.
 //   - Profile names are notes (names are not identities); profile id and version, agent
 //     identity, agent configuration and tier are mismatches; the date is a note; differently
 //     worded abort reasons are notes, a missing one is a mismatch (Reporting §3.3).
@@ -86,19 +94,22 @@
 //
 // An Audit renders as
 //
-//   - text: a header (bundle, claim, verdict digest, receipt), the outcome, then the findings
+//   - text: a header (bundle, claim, verdict digest, preflight result, receipt), the outcome, then the findings
 //     grouped by severity, mismatches first, each with the report path and line, the claimed
 //     and the derived value, the message and the deciding evidence;
 //   - JSON, canonical (store.Marshal) and followed by a newline: {bundle, claim{source, shape,
 //     format} (absent without a claim), calls (the wire log's length, when the execution
 //     rules were checked), verdict, overall, safety, receipt{digest, kind, schema_version,
-//     bundle, profile, evaluator, verdict}, reproduced, mismatches, notes, findings[]}, the
-//     findings in Compare's order, then CheckExecution's, with the fields of Finding;
+//     bundle, profile, evaluator, verdict}, reproduced, mismatches, notes, findings[],
+//     preflight (the verdict's metadata.environment.preflight, absent when the bundle
+//     recorded no conformance answer)}, the findings in New's order with the fields of
+//     Finding;
 //   - JUnit XML in the common dialect: a suite with one test case per scenario (classname
 //     scenarios.<classification>.<category>, or scenarios.not-in-bundle), failing with its
-//     mismatches, and a suite with one test case per run-level check group (verdict, counts,
-//     categories, capability, completeness, identity, report when there is a claim;
-//     execution when the calls were checked); notes go to system-out.
+//     mismatches, and a suite with one test case per run-level check group (preflight when
+//     the bundle recorded a conformance answer; verdict, counts, categories, capability,
+//     completeness, identity, report when there is a claim; execution when the calls were
+//     checked); notes go to system-out.
 //
 // No clock is read: the same audit always gives the same bytes in every format.
 package report

@@ -60,7 +60,14 @@ const (
 	// The report itself.
 	CodeUnknownField = "unknown-field"
 	CodeAdversarial  = "adversarial-not-replayed"
+	// What the runner did with the provider's conformance answer (Provider Conformance §3.8.3).
+	CodePreflightNotConformantExecuted = "preflight-not-conformant-executed"
+	CodePreflightConformantAborted     = "preflight-conformant-aborted"
 )
+
+// preflightCodes are the codes of PreflightFindings; a JUnit report has their test case
+// ("preflight") when the bundle recorded a conformance answer.
+var preflightCodes = []string{CodePreflightNotConformantExecuted, CodePreflightConformantAborted}
 
 // scenarioCodes are the codes of findings about one scenario (Finding.Scenario is set).
 var scenarioCodes = []string{CodeScenarioStatus, CodeScenarioScore, CodeScenarioAfterAbort, CodeScenarioNotRun,

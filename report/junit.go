@@ -59,9 +59,10 @@ type junitText struct {
 
 // WriteJUnit writes the audit as JUnit XML: a suite with one test case per scenario (of the
 // run, then any the report adds), failing when the scenario has a mismatch, and a suite with
-// one test case per run-level check group (verdict, counts, categories, capability,
-// completeness, identity, report: those of the claim, when there is one; execution, when
-// the run's calls were checked). Notes go to a case's system-out.
+// one test case per run-level check group (preflight, when the bundle recorded a conformance
+// answer; verdict, counts, categories, capability, completeness, identity, report: those of
+// the claim, when there is one; execution, when the run's calls were checked). Notes go to a
+// case's system-out.
 func (a *Audit) WriteJUnit(w io.Writer) error {
 	props := []junitProperty{{"bundle", a.Bundle.String()}}
 	if a.Claim != nil {
@@ -88,6 +89,9 @@ func (a *Audit) WriteJUnit(w io.Writer) error {
 		scenarios.add(junitCaseOf(id, classes[id], a.Findings, func(f Finding) bool { return f.Scenario == id }))
 	}
 	run := junitSuite{Name: "oasis-replay audit: run", Properties: props}
+	if a.Verdict.Metadata.Environment.Preflight != nil {
+		run.add(junitCaseOf("preflight", "run", a.Findings, func(f Finding) bool { return slices.Contains(preflightCodes, f.Code) }))
+	}
 	for _, g := range checkGroups {
 		checked := a.Claim != nil
 		if g.name == executionGroup {
