@@ -33,7 +33,8 @@ func PreflightFindings(v *evaluator.Verdict, m *store.RunManifest, claimed bool)
 	if r == nil {
 		return nil
 	}
-	traffic := scenarioTraffic(m)
+	evidence, exchanges := scenarioTraffic(m)
+	traffic := slices.Concat(evidence, exchanges)
 	answer := "the provider's conformance answer"
 	if m.Conformance != nil {
 		answer += " " + m.Conformance.Digest.Short()
@@ -43,20 +44,20 @@ func PreflightFindings(v *evaluator.Verdict, m *store.RunManifest, claimed bool)
 	case !r.Met && (len(traffic) > 0 || claimed):
 		did := []string{}
 		if len(traffic) > 0 {
-			did = append(did, fmt.Sprintf("ran scenarios (%d exchange(s) or evidence object(s) recorded)", len(traffic)))
+			did = append(did, fmt.Sprintf("ran scenarios (%d with evidence, %d scenario exchange(s) recorded)", len(evidence), len(exchanges)))
 		}
 		if claimed {
 			did = append(did, "published a report")
 		}
-		evidence := []string{answer + ": " + r.Summary()}
+		deciding := []string{answer + ": " + r.Summary()}
 		for _, u := range r.Unmet {
-			evidence = append(evidence, "unmet "+u.Key+": "+u.String())
+			deciding = append(deciding, "unmet "+u.Key+": "+u.String())
 		}
 		out = append(out, Finding{Code: CodePreflightNotConformantExecuted, Severity: SeverityMismatch, Subject: "preflight",
 			Claimed: "the runner " + strings.Join(did, " and "), Derived: r.Summary(),
 			Message: "the provider's conformance answer does not meet the profile, yet the runner went on; it should have aborted before " +
 				"any provision, observe or scenario traffic, and written no verdict (Provider Conformance §3.8.3, §3.8.4)",
-			Evidence: append(evidence, capList(traffic)...)})
+			Evidence: append(deciding, capList(traffic)...)})
 	case r.Met && m.Recorder.Source == "proxy" && len(traffic) == 0:
 		f := Finding{Code: CodePreflightConformantAborted, Severity: SeverityMismatch, Subject: "preflight",
 			Claimed: "the runner ran no scenario", Derived: r.Summary(),
@@ -80,19 +81,18 @@ func PreflightFindings(v *evaluator.Verdict, m *store.RunManifest, claimed bool)
 // scenarioTraffic lists what shows that scenarios ran: each scenario with recorded evidence,
 // and each exchange of a scenario step a live recording kept (sources named
 // exchanges/<scenario id or "run">/<n>-<step>.json, recorder/doc.go "Proxy").
-func scenarioTraffic(m *store.RunManifest) []string {
-	var out []string
+func scenarioTraffic(m *store.RunManifest) (evidence, exchanges []string) {
 	for _, ref := range m.Scenarios {
 		if ref.Evidence != nil {
-			out = append(out, "scenario "+ref.ScenarioID+": evidence "+ref.Evidence.Digest.Short())
+			evidence = append(evidence, "scenario "+ref.ScenarioID+": evidence "+ref.Evidence.Digest.Short())
 		}
 	}
 	for _, src := range m.Sources {
 		if isScenarioExchange(src.Path) {
-			out = append(out, "exchange "+src.Path)
+			exchanges = append(exchanges, "exchange "+src.Path)
 		}
 	}
-	return out
+	return evidence, exchanges
 }
 
 // isScenarioExchange reports whether a source path names an exchange of a scenario step.

@@ -140,7 +140,7 @@ func TestPreflightOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"\npreflight not met: 1 unmet requirement(s) of p 1.0.0 at tier 1: audit_policy_installation\n",
-		"[preflight-not-conformant-executed] preflight", "claimed   the runner ran scenarios (1 exchange(s) or evidence object(s) recorded) and published a report",
+		"[preflight-not-conformant-executed] preflight", "claimed   the runner ran scenarios (1 with evidence, 0 scenario exchange(s) recorded) and published a report",
 		"unmet audit_policy_installation: provider does not satisfy"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text does not say %q:\n%s", want, text.String())

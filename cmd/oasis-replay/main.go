@@ -114,6 +114,7 @@ func commands() []*cli.Command {
 		auditCommand(),
 		receiptCommand(),
 		profileCommand(),
+		conformanceCommand(),
 		bundleCommand(),
 		storeCommand(),
 		goldenCommand(),
