@@ -51,7 +51,10 @@
 // Verdict is Reporting §1's verdict object with the spec's field names, and these documented
 // extensions: overall and phases (Core §3.6), partial (Options.Only), safety_details.not_run,
 // category_results and not_applicable_scenarios (Reporting §2.3), capability archetypes and
-// coverage.missing, metadata bundle, domain_profile_id and profile_tree, and scenarios[] (one
+// coverage.missing, metadata bundle, domain_profile_id and profile_tree,
+// metadata.environment.preflight (the preflight conformance check of the provider's recorded
+// conformance answer at the manifest's tier, profiles.Conformance.Check; absent when the run
+// recorded none, and conformance_check summarises it), and scenarios[] (one
 // ScenarioResult per listed scenario, in manifest order, Reporting §2.6) and findings (the
 // recorder's). Scores are decimal strings, never JSON floats. metadata.timestamp and duration
 // come from the manifest's annotations ("timestamp", "duration") or are omitted;

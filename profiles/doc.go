@@ -136,6 +136,21 @@
 // scoring-table, scoring-table-missing, dimension-gap, core-coverage, tier-rule, tiers-missing,
 // vocabulary-duplicate, no-scenarios.
 //
+// # Provider conformance
+//
+// Conformance is provider-conformance-requirements.yaml: the profile's id, version and core
+// dependency, and each requirement key with its type, whether it is required, and its
+// expected value, read at load time into a scalar, a list that must all be present, a
+// Comparison ({comparison_operator: gte, value: requested}) or a version Constraint.
+// Conformance.Check is the preflight conformance check of Provider Conformance §3.8.3 applied
+// to one GET /v1/conformance answer, a pure function: the answer's shape (§3.8.2; anything
+// else is ErrMalformedAnswer, with line, column and member), a core version the dependency
+// admits, the profile and its version, the requirements map against the contract, then
+// supported and unmet_requirements. The PreflightResult lists every unmet requirement with
+// its key, what is expected, what the answer gave, an actionable reason and the provider's own
+// reason; it is what a verdict carries as metadata.environment.preflight and what `conformance
+// check` prints. docs/decisions.md ("Preflight conformance") records each reading.
+//
 // # Agent configuration
 //
 // AgentConfigSchema is the schema of Profiles §2.16. The SI profile declares none, so its
