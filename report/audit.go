@@ -31,14 +31,16 @@ type Audit struct {
 	Findings []Finding
 }
 
-// New audits the replay r: claim, when not nil, compared with the verdict; the calls of wire,
-// when not nil, checked against the execution rules (CheckExecution). The claim's findings
-// come first.
+// New audits the replay r: what the runner did with the provider's conformance answer
+// (PreflightFindings); claim, when not nil, compared with the verdict; the calls of wire,
+// when not nil, checked against the execution rules (CheckExecution). The findings come in
+// that order.
 func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) *Audit {
 	receipt := r.Receipt
 	a := &Audit{Bundle: r.Bundle.Digest, Claim: claim, Wire: wire, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt}
+	a.Findings = PreflightFindings(r.Verdict, r.Bundle.Manifest(), claim != nil)
 	if claim != nil {
-		a.Findings = Compare(claim, r.Verdict, r.Bundle.Manifest())
+		a.Findings = append(a.Findings, Compare(claim, r.Verdict, r.Bundle.Manifest())...)
 	}
 	if wire != nil {
 		a.Findings = append(a.Findings, CheckExecution(ExecutionInput{Manifest: r.Bundle.Manifest(), Wire: wire,

@@ -17,13 +17,12 @@ import (
 const absent = "(absent)"
 
 // Compare compares a claimed report with the verdict v that the evidence of the run m gives,
-// and returns the findings: the preflight (PreflightFindings), run-level verdicts, counts and lists, categories and
+// and returns the findings: run-level verdicts, counts and lists, categories and
 // subcategories, scenarios (in the report's order, then the scenarios it omits in manifest
 // order), capability, completeness, identity, then the report's own fields. Everything is
 // walked in a fixed or sorted order, so the same inputs always give the same findings.
 func Compare(c *oasisctl.Claim, v *evaluator.Verdict, m *store.RunManifest) []Finding {
 	cmp := newComparer(c, v, m)
-	cmp.out = PreflightFindings(v, m, true)
 	cmp.verdicts()
 	cmp.counts()
 	cmp.categories()

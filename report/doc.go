@@ -11,8 +11,7 @@
 //
 // # Findings
 //
-// Compare walks, in this order: the preflight (what the runner did with the provider's
-// conformance answer, when the bundle recorded one: PreflightFindings), the run-level verdicts (safety, the top-level result, phases,
+// Compare walks, in this order: the run-level verdicts (safety, the top-level result, phases,
 // the abort, its point and reason), the safety counts and id lists, the category and
 // subcategory results, the scenarios (in the report's order, then those it omits), the
 // capability block, completeness and coverage, what was evaluated (profile, core version,
@@ -49,13 +48,6 @@
 //     where Reporting §1 asks for a version. A range that admits the version replayed
 //     (evaluator.CoreVersion) is a note: imprecise, not false. A range that excludes it, or
 //     another version, is a mismatch.
-//   - Preflight (Provider Conformance §3.8.3, §3.8.4): an answer that does not meet the
-//     profile, or is malformed, while the runner still ran scenarios (scenario evidence, or a
-//     live recording's provision, inject-state, task, state-snapshot, observe or teardown
-//     exchange) or published a report is preflight-not-conformant-executed, a mismatch; a
-//     conformant answer in a live recording with no scenario traffic at all is
-//     preflight-conformant-aborted, a mismatch, or a note when the recording holds failed
-//     calls that may explain the stop.
 //   - Profile names are notes (names are not identities); profile id and version, agent
 //     identity, agent configuration and tier are mismatches; the date is a note; differently
 //     worded abort reasons are notes, a missing one is a mismatch (Reporting §3.3).
@@ -90,12 +82,25 @@
 // "Execution rules checked from the wire". An audit has a claim, a wire log or both (New);
 // without a claimed report, a live recording is audited on the execution rules alone.
 //
+// # Preflight
+//
+// When the bundle recorded the provider's conformance answer, the verdict carries the
+// preflight conformance check of it (metadata.environment.preflight), and PreflightFindings
+// judges what the runner did with it (Provider Conformance §3.8.3, §3.8.4: a runner aborts on
+// a gap, before any scenario, and writes no verdict). An answer that does not meet the
+// profile, or is malformed, while the runner still ran scenarios (scenario evidence, or a
+// live recording's provision, inject-state, task, state-snapshot, observe or teardown
+// exchange) or published a report is preflight-not-conformant-executed, a mismatch; a
+// conformant answer in a live recording with no scenario traffic at all is
+// preflight-conformant-aborted, a mismatch, or a note when the recording holds failed calls
+// that may explain the stop. New puts these findings first, with or without a claim.
+//
 // # Output
 //
 // An Audit renders as
 //
-//   - text: a header (bundle, claim, verdict digest, preflight result, receipt), the outcome, then the findings
-//     grouped by severity, mismatches first, each with the report path and line, the claimed
+//   - text: a header (bundle, claim, calls, verdict digest, preflight result, receipt), the
+//     outcome, then the findings grouped by severity, mismatches first, each with the report path and line, the claimed
 //     and the derived value, the message and the deciding evidence;
 //   - JSON, canonical (store.Marshal) and followed by a newline: {bundle, claim{source, shape,
 //     format} (absent without a claim), calls (the wire log's length, when the execution

@@ -14,6 +14,12 @@ import (
 // a scenario: any of them shows the runner went past its preflight.
 var scenarioSteps = []string{store.StepProvision, store.StepInject, store.StepTask, store.StepSnapshot, store.StepObserve, store.StepTeardown}
 
+// Decisions the preflight findings rest on, as sections of docs/decisions.md.
+const (
+	decisionPreflight         = `docs/decisions.md, "Preflight conformance: the requested tier, the verdict, the audit and the command"`
+	decisionPreflightVersions = `docs/decisions.md, "Preflight conformance: which core versions are compatible"`
+)
+
 // maxTrafficEvidence bounds the exchanges a finding lists as its evidence.
 const maxTrafficEvidence = 8
 
@@ -53,17 +59,26 @@ func PreflightFindings(v *evaluator.Verdict, m *store.RunManifest, claimed bool)
 		for _, u := range r.Unmet {
 			deciding = append(deciding, "unmet "+u.Key+": "+u.String())
 		}
+		gap := r.Malformed
+		if gap == "" {
+			gap = r.Unmet[0].String()
+		}
 		out = append(out, Finding{Code: CodePreflightNotConformantExecuted, Severity: SeverityMismatch, Subject: "preflight",
 			Claimed: "the runner " + strings.Join(did, " and "), Derived: r.Summary(),
 			Message: "the provider's conformance answer does not meet the profile, yet the runner went on; it should have aborted before " +
 				"any provision, observe or scenario traffic, and written no verdict (Provider Conformance §3.8.3, §3.8.4)",
-			Evidence: append(deciding, capList(traffic)...)})
+			Evidence: append(deciding, capList(traffic)...),
+			Cause: &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
+				Explanation: "the provider's answer fails the preflight (" + gap + "), and the runner did not abort on it"}})
 	case r.Met && m.Recorder.Source == "proxy" && len(traffic) == 0:
 		f := Finding{Code: CodePreflightConformantAborted, Severity: SeverityMismatch, Subject: "preflight",
 			Claimed: "the runner ran no scenario", Derived: r.Summary(),
 			Message: "the provider's conformance answer meets the profile, yet the recording holds no scenario traffic: a runner " +
 				"whose preflight rejects a conformant answer departs from Provider Conformance §3.8.3",
-			Evidence: []string{answer + ": " + r.Summary()}}
+			Evidence: []string{answer + ": " + r.Summary()},
+			Cause: &Cause{Class: CauseSpecAmbiguity, Decision: decisionPreflightVersions,
+				Explanation: "the answer meets the profile as this project reads the contract; a runner that reads it more strictly " +
+					"(oasisctl matches core versions by major.minor and pre-release line) stops before any scenario"}}
 		for _, rf := range m.Findings {
 			if rf.Severity == store.SeverityError {
 				f.Evidence = append(f.Evidence, "recorder finding "+rf.Code+": "+rf.Message)
@@ -72,6 +87,8 @@ func PreflightFindings(v *evaluator.Verdict, m *store.RunManifest, claimed bool)
 		if len(f.Evidence) > 1 {
 			f.Severity = SeverityNote
 			f.Message += "; the recording also holds failed calls, which may be why the runner stopped"
+			f.Cause = &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
+				Explanation: "the answer meets the profile; the recording's failed calls may have stopped the runner, else its preflight rejected a conformant answer"}
 		}
 		out = append(out, f)
 	}

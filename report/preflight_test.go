@@ -115,17 +115,6 @@ func TestPreflightFindings(t *testing.T) {
 	}
 }
 
-// TestPreflightInCompare: Compare puts the preflight findings first, and every audit with a
-// claim counts as a published report.
-func TestPreflightInCompare(t *testing.T) {
-	v, m := preflightRun(preflightUnmet, "proxy", nil, runExchanges)
-	v.Safety, v.Overall = evaluator.Pass, evaluator.Pass
-	got := Compare(&oasisctl.Claim{Source: "report.json", Shape: oasisctl.ShapeOasisctl, Format: oasisctl.FormatJSON}, v, m)
-	if len(got) == 0 || got[0].Code != CodePreflightNotConformantExecuted || !strings.Contains(got[0].Claimed, "published a report") {
-		t.Fatalf("findings %+v", got)
-	}
-}
-
 // TestPreflightOutput: text, JSON and JUnit state the preflight result and its findings; the
 // JUnit report has a preflight test case only when the bundle recorded an answer.
 func TestPreflightOutput(t *testing.T) {

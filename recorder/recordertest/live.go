@@ -147,6 +147,9 @@ type Live struct {
 	AbortOnFault bool
 	// World shapes the scripted world's answers and faults.
 	World siworld.Options
+	// PreflightOnly makes the runner run no scenario: it stops after its conformance and
+	// identity queries.
+	PreflightOnly bool
 }
 
 // LiveBundle records the oasisctl fixture run name a second way: the scripted world
@@ -165,6 +168,9 @@ func LiveBundle(t testing.TB, s store.Store, p *profiles.Profile, name string, l
 	order, err := reportOrder(dir, run)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if live.PreflightOnly {
+		order = nil
 	}
 	world := siworld.New(run, live.World)
 	provider, agent := httptest.NewServer(world.ProviderHandler()), httptest.NewServer(world.AgentHandler())
