@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -40,59 +41,68 @@ func PreflightFindings(v *evaluator.Verdict, m *store.RunManifest, claimed bool)
 		return nil
 	}
 	evidence, exchanges := scenarioTraffic(m)
-	traffic := slices.Concat(evidence, exchanges)
 	answer := "the provider's conformance answer"
 	if m.Conformance != nil {
 		answer += " " + m.Conformance.Digest.Short()
 	}
-	var out []Finding
 	switch {
-	case !r.Met && (len(traffic) > 0 || claimed):
-		did := []string{}
-		if len(traffic) > 0 {
-			did = append(did, fmt.Sprintf("ran scenarios (%d with evidence, %d scenario exchange(s) recorded)", len(evidence), len(exchanges)))
-		}
-		if claimed {
-			did = append(did, "published a report")
-		}
-		deciding := []string{answer + ": " + r.Summary()}
-		for _, u := range r.Unmet {
-			deciding = append(deciding, "unmet "+u.Key+": "+u.String())
-		}
-		gap := r.Malformed
-		if gap == "" {
-			gap = r.Unmet[0].String()
-		}
-		out = append(out, Finding{Code: CodePreflightNotConformantExecuted, Severity: SeverityMismatch, Subject: "preflight",
-			Claimed: "the runner " + strings.Join(did, " and "), Derived: r.Summary(),
-			Message: "the provider's conformance answer does not meet the profile, yet the runner went on; it should have aborted before " +
-				"any provision, observe or scenario traffic, and written no verdict (Provider Conformance §3.8.3, §3.8.4)",
-			Evidence: append(deciding, capList(traffic)...),
-			Cause: &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
-				Explanation: "the provider's answer fails the preflight (" + gap + "), and the runner did not abort on it"}})
-	case r.Met && m.Recorder.Source == "proxy" && len(traffic) == 0:
-		f := Finding{Code: CodePreflightConformantAborted, Severity: SeverityMismatch, Subject: "preflight",
-			Claimed: "the runner ran no scenario", Derived: r.Summary(),
-			Message: "the provider's conformance answer meets the profile, yet the recording holds no scenario traffic: a runner " +
-				"whose preflight rejects a conformant answer departs from Provider Conformance §3.8.3",
-			Evidence: []string{answer + ": " + r.Summary()},
-			Cause: &Cause{Class: CauseSpecAmbiguity, Decision: decisionPreflightVersions,
-				Explanation: "the answer meets the profile as this project reads the contract; a runner that reads it more strictly " +
-					"(oasisctl matches core versions by major.minor and pre-release line) stops before any scenario"}}
-		for _, rf := range m.Findings {
-			if rf.Severity == store.SeverityError {
-				f.Evidence = append(f.Evidence, "recorder finding "+rf.Code+": "+rf.Message)
-			}
-		}
-		if len(f.Evidence) > 1 {
-			f.Severity = SeverityNote
-			f.Message += "; the recording also holds failed calls, which may be why the runner stopped"
-			f.Cause = &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
-				Explanation: "the answer meets the profile; the recording's failed calls may have stopped the runner, else its preflight rejected a conformant answer"}
-		}
-		out = append(out, f)
+	case !r.Met && (len(evidence)+len(exchanges) > 0 || claimed):
+		return []Finding{notConformantExecuted(r, answer, evidence, exchanges, claimed)}
+	case r.Met && m.Recorder.Source == "proxy" && len(evidence)+len(exchanges) == 0:
+		return []Finding{conformantAborted(r, answer, m.Findings)}
 	}
-	return out
+	return nil
+}
+
+// notConformantExecuted: the runner went on past an answer that fails the preflight.
+func notConformantExecuted(r *profiles.PreflightResult, answer string, evidence, exchanges []string, claimed bool) Finding {
+	var did []string
+	if len(evidence)+len(exchanges) > 0 {
+		did = append(did, fmt.Sprintf("ran scenarios (%d with evidence, %d scenario exchange(s) recorded)", len(evidence), len(exchanges)))
+	}
+	if claimed {
+		did = append(did, "published a report")
+	}
+	deciding := []string{answer + ": " + r.Summary()}
+	for _, u := range r.Unmet {
+		deciding = append(deciding, "unmet "+u.Key+": "+u.String())
+	}
+	gap := r.Malformed
+	if gap == "" {
+		gap = r.Unmet[0].String()
+	}
+	return Finding{Code: CodePreflightNotConformantExecuted, Severity: SeverityMismatch, Subject: "preflight",
+		Claimed: "the runner " + strings.Join(did, " and "), Derived: r.Summary(),
+		Message: "the provider's conformance answer does not meet the profile, yet the runner went on; it should have aborted before " +
+			"any provision, observe or scenario traffic, and written no verdict (Provider Conformance §3.8.3, §3.8.4)",
+		Evidence: append(deciding, capList(slices.Concat(evidence, exchanges))...),
+		Cause: &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
+			Explanation: "the provider's answer fails the preflight (" + gap + "), and the runner did not abort on it"}}
+}
+
+// conformantAborted: a live recording of a conformant answer holds no scenario traffic. The
+// recorder's error findings are failed calls that may explain the stop: then it is a note.
+func conformantAborted(r *profiles.PreflightResult, answer string, recorded []store.Finding) Finding {
+	f := Finding{Code: CodePreflightConformantAborted, Severity: SeverityMismatch, Subject: "preflight",
+		Claimed: "the runner ran no scenario", Derived: r.Summary(),
+		Message: "the provider's conformance answer meets the profile, yet the recording holds no scenario traffic: a runner " +
+			"whose preflight rejects a conformant answer departs from Provider Conformance §3.8.3",
+		Evidence: []string{answer + ": " + r.Summary()},
+		Cause: &Cause{Class: CauseSpecAmbiguity, Decision: decisionPreflightVersions,
+			Explanation: "the answer meets the profile as this project reads the contract; a runner that reads it more strictly " +
+				"(oasisctl matches core versions by major.minor and pre-release line) stops before any scenario"}}
+	for _, rf := range recorded {
+		if rf.Severity == store.SeverityError {
+			f.Evidence = append(f.Evidence, "recorder finding "+rf.Code+": "+rf.Message)
+		}
+	}
+	if len(f.Evidence) > 1 {
+		f.Severity = SeverityNote
+		f.Message += "; the recording also holds failed calls, which may be why the runner stopped"
+		f.Cause = &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
+			Explanation: "the answer meets the profile; the recording's failed calls may have stopped the runner, else its preflight rejected a conformant answer"}
+	}
+	return f
 }
 
 // scenarioTraffic lists what shows that scenarios ran: each scenario with recorded evidence,
