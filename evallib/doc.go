@@ -12,7 +12,7 @@
 //	eval/cells/<key>            the runs recorded for a cell key (agent + request digest)
 //	eval/matrices/<set>         the latest matrix over a set of scenarios
 //	eval/latest-matrix          the latest matrix of all
-//	eval/verdicts/<bundle>      the receipt of a bundle's verdict (matrix verdicts at sealing)
+//	eval/verdicts/<bundle>      the receipt of a bundle's verdict (stored when a run or matrix is sealed)
 //	eval/review/<item>          the latest state of a review item (each names the previous one)
 //
 // # Matrices

@@ -125,8 +125,9 @@ func (s *sealer) flush() error {
 }
 
 // sealBatch seals every pending run, all or none: the runs' blobs and definitions, the new
-// state of the index of every cell they belong to, then the manifests with one sync and every
-// bundle ref and index ref in one durable write (store.SealAll).
+// state of the index of every cell they belong to, what Options.Verdicts stores, then the
+// manifests with one sync and every bundle ref, index ref and verdict ref in one durable write
+// (store.SealAll).
 func (s *sealer) sealBatch(ctx context.Context, st store.Store) ([]Recorded, error) {
 	out := make([]Recorded, 0, len(s.pending))
 	manifests := make([]store.Manifest, 0, len(s.pending))
@@ -143,11 +144,18 @@ func (s *sealer) sealBatch(ctx context.Context, st store.Store) ([]Recorded, err
 		out = append(out, Recorded{Job: f.job, Bundle: desc.Digest, Manifest: m})
 		manifests = append(manifests, m)
 	}
-	cellRefs, err := updateCells(ctx, st, out)
+	refs, err := updateCells(ctx, st, out)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := store.SealAll(ctx, st, manifests, cellRefs); err != nil {
+	if s.opts.Verdicts != nil {
+		verdicts, err := s.opts.Verdicts(ctx, st, out)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, verdicts...)
+	}
+	if _, err := store.SealAll(ctx, st, manifests, refs); err != nil {
 		return nil, err
 	}
 	return out, nil
