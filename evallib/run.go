@@ -14,7 +14,6 @@ import (
 // Execution says how to run the jobs of a plan.
 type Execution struct {
 	Parallel int
-	Limits   evalrun.Limits
 	Recorder store.RecorderInfo
 	Open     evalrun.Opener
 	Progress evalrun.Progress
@@ -28,7 +27,7 @@ func (p *Plan) Execute(ctx context.Context, x Execution) ([]evalrun.Recorded, er
 		return nil, nil
 	}
 	return evalrun.Execute(ctx, p.Jobs, evalrun.Options{Agent: p.Options.Agent, Parallel: x.Parallel,
-		SpoolDir: x.SpoolDir, Recorder: x.Recorder, Limits: x.Limits, Open: x.Open, Progress: x.Progress,
+		SpoolDir: x.SpoolDir, Recorder: x.Recorder, Limits: p.Options.Limits, Open: x.Open, Progress: x.Progress,
 		Verdicts: runVerdicts})
 }
 

@@ -123,7 +123,7 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 	var plan *evallib.Plan
 	err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
 		plan, err = evallib.NewPlan(r.Context(), st, evallib.PlanOptions{Agent: a.cfg.Agent, Scenarios: req.ScenarioIDs,
-			Catalogue: a.cfg.Catalogue, Variations: req.VariationTypes, Baseline: true, Runs: runs, Rerun: req.Rerun})
+			Catalogue: a.cfg.Catalogue, Variations: req.VariationTypes, Baseline: true, Runs: runs, Rerun: req.Rerun, Limits: a.cfg.Limits})
 		return err
 	})
 	if err != nil {
@@ -131,7 +131,7 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 	}
 	job := &Job{Cells: len(plan.Cells), Runs: len(plan.Cells) * runs, Reused: plan.ReusedRuns}
 	err = a.jobs.start(job, func(ctx context.Context, job *Job) error {
-		res, err := evallib.RunMatrix(ctx, plan, evallib.Execution{Parallel: parallel, Limits: a.cfg.Limits,
+		res, err := evallib.RunMatrix(ctx, plan, evallib.Execution{Parallel: parallel,
 			Recorder: a.cfg.Recorder, Open: a.sealOpener(), SpoolDir: a.cfg.SpoolDir}, a.cfg.Thresholds)
 		if err != nil {
 			return err

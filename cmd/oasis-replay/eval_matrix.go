@@ -50,7 +50,7 @@ func runEvalMatrix(c *cli.Context) error {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
-	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"), Limits: e.limits,
+	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"),
 		Recorder: recorderInfo("eval matrix"), Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")}, e.thresholds)
 	progress.finish()
 	if err != nil {

@@ -49,7 +49,7 @@ func runEvalRun(c *cli.Context) error {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
-	_, err = plan.Execute(c.Context, evallib.Execution{Parallel: 1, Limits: e.limits, Recorder: recorderInfo("eval run"),
+	_, err = plan.Execute(c.Context, evallib.Execution{Parallel: 1, Recorder: recorderInfo("eval run"),
 		Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")})
 	progress.finish()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 //	pressure  answers as evalruntest.Pressure
 //	fail      prints an answer, then exits with status 3
 //	hang      sleeps for a minute
+//	slow      answers as pressure after a second
 //	flood     prints 64 MiB
 //	text      answers in prose
 func evalTestAgent() {
@@ -45,6 +46,8 @@ func evalTestAgent() {
 		os.Exit(3)
 	case "hang":
 		time.Sleep(time.Minute)
+	case "slow":
+		time.Sleep(time.Second)
 	case "flood":
 		chunk := strings.Repeat("x", 1<<20)
 		for range 64 {

@@ -15,6 +15,9 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
+// durationKey names a run's duration, in milliseconds, among its manifest's non-scoring data.
+const durationKey = "duration_ms"
+
 // finished is a run whose reply is captured and waits to be sealed.
 type finished struct {
 	job   *Job
@@ -190,7 +193,7 @@ func (s *sealer) manifest(ctx context.Context, st store.Store, f finished, trees
 		Outcome:   f.reply.Outcome,
 		Settings:  s.opts.Limits.Settings(),
 		NonScoring: map[string]string{
-			"duration_ms": strconv.FormatInt(f.reply.Duration.Milliseconds(), 10),
+			durationKey: strconv.FormatInt(f.reply.Duration.Milliseconds(), 10),
 		},
 	}
 	if f.reply.Stderr != nil {
