@@ -196,12 +196,10 @@ func (a *EvalAPI) autoGenerate(w http.ResponseWriter, r *http.Request) error {
 	if req.LookbackHours < 1 || req.MaxScenarios < 1 || req.MaxScenarios > 1000 {
 		return Errorf(http.StatusBadRequest, "invalid_input", "lookback_hours must be positive and max_scenarios from 1 to 1000")
 	}
-	if a.cfg.Drafts == nil {
-		return Errorf(http.StatusNotImplemented, "not_implemented", "drafting scenarios from telemetry is not available in this build")
-	}
-	var drafts any
+	var drafts *evallib.DraftSet
 	err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
-		drafts, err = a.cfg.Drafts(r.Context(), st, req.DeviceID, req.LookbackHours, req.MaxScenarios)
+		drafts, err = evallib.DraftFromStore(r.Context(), st,
+			evallib.DraftOptions{LookbackHours: req.LookbackHours, Max: req.MaxScenarios, Device: req.DeviceID})
 		return err
 	})
 	if err != nil {

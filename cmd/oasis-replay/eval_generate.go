@@ -50,11 +50,7 @@ func runEvalGenerate(c *cli.Context) error {
 	if c.Int("lookback-hours") < 0 || c.Int("max-scenarios") < 1 {
 		return argsError(c, "--lookback-hours must not be negative and --max-scenarios must be at least 1")
 	}
-	spans, err := generateSpans(c)
-	if err != nil {
-		return err
-	}
-	set, err := evallib.DraftScenarios(evallib.Invocations(spans), evallib.DraftOptions{
+	set, err := generateDrafts(c, evallib.DraftOptions{
 		LookbackHours: c.Int("lookback-hours"), Max: c.Int("max-scenarios"), Device: c.String("device")})
 	if err != nil {
 		return err
@@ -84,15 +80,14 @@ func runEvalGenerate(c *cli.Context) error {
 	return nil
 }
 
-// generateSpans reads the spans of the FILE arguments, or of the store without any.
-func generateSpans(c *cli.Context) ([]otlp.Span, error) {
+// generateDrafts drafts from the spans of the FILE arguments, or of the store without any.
+func generateDrafts(c *cli.Context, opts evallib.DraftOptions) (set *evallib.DraftSet, err error) {
 	if c.NArg() == 0 {
-		var spans []otlp.Span
-		err := withStore(c, readOnly, func(s store.Store) (err error) {
-			spans, err = evallib.StoreSpans(c.Context, s)
+		err = withStore(c, readOnly, func(s store.Store) error {
+			set, err = evallib.DraftFromStore(c.Context, s, opts)
 			return err
 		})
-		return spans, err
+		return set, err
 	}
 	var spans []otlp.Span
 	for _, name := range c.Args().Slice() {
@@ -106,7 +101,7 @@ func generateSpans(c *cli.Context) ([]otlp.Span, error) {
 		}
 		spans = append(spans, got...)
 	}
-	return spans, nil
+	return evallib.DraftScenarios(evallib.Invocations(spans), opts)
 }
 
 // writeDrafts writes each draft as indented JSON to dir/draft-NN.json.
