@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -61,4 +63,30 @@ func evalTestAgent() {
 		return
 	}
 	os.Stdout.Write(append(evalruntest.Pressure(request, ""), '\n'))
+}
+
+// skillAgent is the scripts' `skill-agent FILE`, an agent instrumented with OpenTelemetry as
+// kensa run starts one (its request is the last argument): it sends FILE, an OTLP JSON export
+// request, to $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, then answers "done".
+func skillAgent() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: skill-agent FILE [REQUEST]")
+		os.Exit(2)
+	}
+	body, err := os.ReadFile(os.Args[1])
+	if err == nil {
+		var resp *http.Response
+		resp, err = http.Post(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), "application/json", bytes.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				err = fmt.Errorf("the receiver answered %s", resp.Status)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "skill-agent:", err)
+		os.Exit(1)
+	}
+	fmt.Println("done")
 }
