@@ -25,8 +25,8 @@ const progressRefresh = 250 * time.Millisecond
 type cellProgress struct {
 	mu      sync.Mutex
 	bar     *progressbar.ProgressBar
-	stop    chan struct{} // closed by finish
-	stopped chan struct{} // closed when refresh has returned
+	stop    chan struct{}        // closed by finish
+	stopped chan struct{}        // closed when refresh has returned
 	left    map[store.Digest]int // runs still to seal, per cell key
 	running map[store.Digest]int // runs in flight, per cell key
 	cells   int
