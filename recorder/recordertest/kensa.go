@@ -22,9 +22,11 @@ func KensaSpansBundle(t testing.TB, s store.Store, runID string, sources ...kens
 		t.Fatal(err)
 	}
 	rec := &kensa.Record{
-		Definition: &kensa.Definition{Scenario: sc, ScenarioPath: path, Files: map[string][]byte{path: text}},
-		RunID:      runID, Argv: []string{"agent", "go"},
-		Stdout: kensa.Captured{Data: []byte("done\n"), Total: 5}, SpanSources: sources,
+		Definition:  &kensa.Definition{Scenario: sc, ScenarioPath: path, Files: map[string][]byte{path: text}},
+		RunID:       runID,
+		Argv:        []string{"agent", "go"},
+		Stdout:      kensa.Captured{Data: []byte("done\n"), Total: 5},
+		SpanSources: sources,
 	}
 	ds, err := kensa.SealAll(context.Background(), s, []*kensa.Record{rec}, "test", nil)
 	if err != nil {
