@@ -82,18 +82,25 @@ func telemetry() []skillCall {
 	return calls
 }
 
-func TestDraftScenarios(t *testing.T) {
-	td := skillTraces(telemetry())
+// bodies are calls as OTLP export requests: JSON and protobuf.
+func bodies(t *testing.T, calls []skillCall) (jsonBody, protoBody []byte) {
+	t.Helper()
+	td := skillTraces(calls)
 	var jm ptrace.JSONMarshaler
 	jsonBody, err := jm.MarshalTraces(td)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pm ptrace.ProtoMarshaler
-	protoBody, err := pm.MarshalTraces(td)
+	protoBody, err = pm.MarshalTraces(td)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return jsonBody, protoBody
+}
+
+func TestDraftScenarios(t *testing.T) {
+	jsonBody, protoBody := bodies(t, telemetry())
 	fromJSON, err := ReadSpanFile("spans.json", jsonBody)
 	if err != nil {
 		t.Fatal(err)
@@ -156,17 +163,7 @@ func draftText(set *DraftSet) string {
 // sources) are the drafts of the same spans read from a file: a body that two runs share is
 // read once, and a span recorded twice (in a JSON body and a protobuf body) counts once.
 func TestDraftsFromStore(t *testing.T) {
-	td := skillTraces(telemetry())
-	var jm ptrace.JSONMarshaler
-	jsonBody, err := jm.MarshalTraces(td)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pm ptrace.ProtoMarshaler
-	protoBody, err := pm.MarshalTraces(td)
-	if err != nil {
-		t.Fatal(err)
-	}
+	jsonBody, protoBody := bodies(t, telemetry())
 	fromFile, err := ReadSpanFile("spans.json", jsonBody)
 	if err != nil {
 		t.Fatal(err)
@@ -237,11 +234,7 @@ func TestDraftRecurringOrDecision(t *testing.T) {
 			}
 			calls = append(calls, c)
 		}
-		var jm ptrace.JSONMarshaler
-		body, err := jm.MarshalTraces(skillTraces(calls))
-		if err != nil {
-			t.Fatal(err)
-		}
+		body, _ := bodies(t, calls)
 		spans, err := ReadSpanFile("spans.json", body)
 		if err != nil {
 			t.Fatal(err)

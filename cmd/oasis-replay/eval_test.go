@@ -35,31 +35,6 @@ func runOK(t *testing.T, args []string, stdout, stderr io.Writer) {
 	}
 }
 
-// onTerminal calls use with a pseudo-terminal and returns everything written to it.
-func onTerminal(t *testing.T, use func(terminal *os.File)) string {
-	t.Helper()
-	control, terminal := openPTY(t)
-	const end = "\n-- end of the test's output --\n"
-	drawn := make(chan string)
-	go func() {
-		var b bytes.Buffer
-		buf := make([]byte, 4096)
-		for {
-			n, err := control.Read(buf)
-			b.Write(buf[:n])
-			if err != nil || strings.Contains(b.String(), strings.TrimSpace(end)) {
-				drawn <- b.String()
-				return
-			}
-		}
-	}()
-	use(terminal)
-	if _, err := terminal.WriteString(end); err != nil {
-		t.Fatal(err)
-	}
-	return strings.ReplaceAll(<-drawn, "\r\n", "\n") // the terminal's own line ends
-}
-
 // eval matrix draws its progress line (cells done, reused and running, runs sealed) on stderr
 // when it is a terminal, and only then; the line is drawn again while a slow agent runs.
 func TestEvalMatrixProgressOnTerminal(t *testing.T) {
