@@ -58,7 +58,7 @@ func BenchmarkMatrixOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := RunMatrix(b.Context(), plan, Execution{Parallel: 1, Open: open, SpoolDir: b.TempDir(),
-			Recorder: store.RecorderInfo{Name: "oasis-replay", Version: "bench", Source: "bench"}, Limits: evalrun.Limits{}}, th); err != nil {
+			Recorder: store.RecorderInfo{Name: "oasis-replay", Version: "bench", Source: "bench"}}, th); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(len(plan.Jobs)), "ms/run")

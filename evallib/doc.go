@@ -12,19 +12,27 @@
 //	eval/cells/<key>            the runs recorded for a cell key (agent + request digest)
 //	eval/matrices/<set>         the latest matrix over a set of scenarios
 //	eval/latest-matrix          the latest matrix of all
-//	eval/verdicts/<bundle>      the receipt of a bundle's verdict (matrix verdicts at sealing)
+//	eval/verdicts/<bundle>      the receipt of a bundle's verdict (stored when a run or matrix is sealed)
 //	eval/review/<item>          the latest state of a review item (each names the previous one)
 //
 // # Matrices
 //
 // NewPlan resolves scenarios and variations and builds each cell's request and key (CellKey:
 // the agent as reached, its version label and the request digest); runs already recorded under
-// a key are reused unless Rerun. RunMatrix executes the plan (recorder/evalrun) and SealMatrix
-// seals the matrix: a store.EvalMatrix bundle naming every cell's run bundles, pinning every
+// a key are reused unless Rerun, when the plan's limits would have given them the same outcome
+// (evalrun.Limits.Reusable). RunMatrix executes the plan (recorder/evalrun), every run sealed
+// with its verdict and receipt, and SealMatrix seals the matrix: a store.EvalMatrix bundle
+// naming every cell's run bundles, pinning every
 // scenario and variation entry, carrying the flag thresholds, and naming the previous matrix of
 // the same scenarios; its verdict and receipt are stored, and every flagged cell without a
 // review item gets an open one. A matrix that equals its predecessor (every run reused) is that
 // matrix again, not a new one.
+//
+// # Drafts
+//
+// DraftScenarios drafts scenarios from skill.invoke spans (Invocations): recurring patterns,
+// decision points and edge cases, with a confidence; DraftFromStore does so from the span
+// sources of the Kensa runs in the store (StoreSpans). The same spans give the same drafts.
 //
 // # Review queue
 //

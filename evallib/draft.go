@@ -49,11 +49,14 @@ type Invocation struct {
 	TraceID string
 	SpanID  string
 	shape   string
+	input   string
 	output  string
 }
 
 // Invocations reads the skill.invoke spans among spans, in time order (then trace and span id,
-// so the order never depends on the order of the input files).
+// then content, so the order never depends on the order of the input files). A span is counted
+// once however often it was recorded: of spans with the same trace and span id, the first in
+// that order is kept.
 func Invocations(spans []otlp.Span) []Invocation {
 	var out []Invocation
 	for i := range spans {
@@ -76,12 +79,31 @@ func Invocations(spans []otlp.Span) []Invocation {
 		}
 		inv.shape = inv.Skill + "\n" + shapeOf(inv.Input)
 		inv.output = identity(inv.Output)
+		inv.input = identity(inv.Input)
 		out = append(out, inv)
 	}
-	slices.SortStableFunc(out, func(a, b Invocation) int {
-		return cmp.Or(cmp.Compare(a.End, b.End), strings.Compare(a.TraceID, b.TraceID), strings.Compare(a.SpanID, b.SpanID))
+	slices.SortFunc(out, func(a, b Invocation) int {
+		return cmp.Or(cmp.Compare(a.End, b.End), strings.Compare(a.TraceID, b.TraceID), strings.Compare(a.SpanID, b.SpanID),
+			strings.Compare(a.shape, b.shape), strings.Compare(a.input, b.input), strings.Compare(a.output, b.output),
+			cmp.Compare(b2i(a.OK), b2i(b.OK)), strings.Compare(a.Device, b.Device))
 	})
-	return out
+	seen := map[[2]string]bool{}
+	return slices.DeleteFunc(out, func(inv Invocation) bool {
+		id := [2]string{inv.TraceID, inv.SpanID}
+		if inv.TraceID == "" || inv.SpanID == "" {
+			return false
+		}
+		dup := seen[id]
+		seen[id] = true
+		return dup
+	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func attrValueOK(s *otlp.Span, keys []string) (pyvalue.Value, bool) {
@@ -207,9 +229,9 @@ type DraftSet struct {
 }
 
 // DraftScenarios drafts scenarios from skill.invoke invocations: recurring patterns (a skill
-// invoked at least three times with the same input shape and one outcome in at least 80% of
-// them), decision points (the same input shape led to different outputs, each seen at least
-// twice: one draft per output, with the input that most often led to it) and edge cases (an
+// invoked at least three times with the same input shape, one successful output in at least 80%
+// of them), decision points (otherwise, the same input shape led to different outputs: one
+// draft per output seen at least twice, with the input that most often led to it) and edge cases (an
 // input shape seen at most twice, always successful, for a skill that has a more common shape).
 // The same invocations always give the same drafts (docs/decisions.md, "Eval Library: drafts
 // from telemetry").
@@ -295,11 +317,17 @@ func draftGroup(g []*Invocation, skillShapes []string, groups map[string][]*Invo
 	}
 	outputs, outputOrder := groupBy(ok, func(i *Invocation) string { return i.output })
 	n := len(g)
+	var top []*Invocation // the most frequent output's invocations, the earliest output of ties
+	for _, o := range outputOrder {
+		if len(outputs[o]) > len(top) {
+			top = outputs[o]
+		}
+	}
 	switch {
-	case len(outputOrder) == 1 && n >= 3 && len(ok)*5 >= n*4:
-		inv := outputs[outputOrder[0]][0]
-		conf := confidence(evalmetric.NewRatio(int64(len(ok)), int64(n)), n)
-		why := fmt.Sprintf("%s was invoked %d times with this input shape; %d of them gave this output", inv.Skill, n, len(ok))
+	case n >= 3 && len(top)*5 >= n*4:
+		inv := top[0]
+		conf := confidence(evalmetric.NewRatio(int64(len(top)), int64(n)), n)
+		why := fmt.Sprintf("%s was invoked %d times with this input shape; %d of them gave this output", inv.Skill, n, len(top))
 		d, err := newDraft(PatternRecurring, inv, conf, g, why)
 		return []Draft{d}, err
 	case len(outputOrder) >= 2:
@@ -346,21 +374,21 @@ func mostCommonElsewhere(shape string, shapes []string, groups map[string][]*Inv
 func mostFrequentInput(led []*Invocation, group []*Invocation) (*Invocation, int, int) {
 	counts := map[string]int{}
 	for _, inv := range led {
-		counts[identity(inv.Input)]++
+		counts[inv.input]++
 	}
 	best := led[0]
 	for _, inv := range led {
-		if counts[identity(inv.Input)] > counts[identity(best.Input)] {
+		if counts[inv.input] > counts[best.input] {
 			best = inv
 		}
 	}
 	total := 0
 	for _, inv := range group {
-		if identity(inv.Input) == identity(best.Input) {
+		if inv.input == best.input {
 			total++
 		}
 	}
-	return best, counts[identity(best.Input)], total
+	return best, counts[best.input], total
 }
 
 // confidence is the agreement seen, discounted for little evidence: agreement × n/(n+1).

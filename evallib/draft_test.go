@@ -12,6 +12,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
+	"github.com/oasis-replay/oasis-replay/recorder/evalrun/evalruntest"
+	"github.com/oasis-replay/oasis-replay/recorder/kensa"
+	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // skillCall is one skill.invoke span to write.
@@ -78,18 +82,25 @@ func telemetry() []skillCall {
 	return calls
 }
 
-func TestDraftScenarios(t *testing.T) {
-	td := skillTraces(telemetry())
+// bodies are calls as OTLP export requests: JSON and protobuf.
+func bodies(t *testing.T, calls []skillCall) (jsonBody, protoBody []byte) {
+	t.Helper()
+	td := skillTraces(calls)
 	var jm ptrace.JSONMarshaler
 	jsonBody, err := jm.MarshalTraces(td)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pm ptrace.ProtoMarshaler
-	protoBody, err := pm.MarshalTraces(td)
+	protoBody, err = pm.MarshalTraces(td)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return jsonBody, protoBody
+}
+
+func TestDraftScenarios(t *testing.T) {
+	jsonBody, protoBody := bodies(t, telemetry())
 	fromJSON, err := ReadSpanFile("spans.json", jsonBody)
 	if err != nil {
 		t.Fatal(err)
@@ -103,20 +114,11 @@ func TestDraftScenarios(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _ := DraftScenarios(Invocations(fromProto), DraftOptions{LookbackHours: 168, Max: 20})
-	var text strings.Builder
-	fmt.Fprintf(&text, "%s\n%d spans from %s to %s\n", set.Note, set.Spans, set.From, set.To)
-	for _, d := range set.Drafts {
-		fmt.Fprintf(&text, "%s %s %d %v\n  %s\n  %s\n", d.Pattern, d.Confidence, d.Invocations, d.Traces, d.Why, d.Document)
+	text, textAgain := draftText(set), draftText(again)
+	if text != textAgain {
+		t.Errorf("the same spans as JSON and protobuf give different drafts:\n%s\n%s", text, textAgain)
 	}
-	var textAgain strings.Builder
-	fmt.Fprintf(&textAgain, "%s\n%d spans from %s to %s\n", again.Note, again.Spans, again.From, again.To)
-	for _, d := range again.Drafts {
-		fmt.Fprintf(&textAgain, "%s %s %d %v\n  %s\n  %s\n", d.Pattern, d.Confidence, d.Invocations, d.Traces, d.Why, d.Document)
-	}
-	if text.String() != textAgain.String() {
-		t.Errorf("the same spans as JSON and protobuf give different drafts:\n%s\n%s", text.String(), textAgain.String())
-	}
-	goldenfile.Check(t, filepath.Join("testdata", "drafts.golden.txt"), []byte(text.String()), *update)
+	goldenfile.Check(t, filepath.Join("testdata", "drafts.golden.txt"), []byte(text), *update)
 
 	patterns := map[string]int{}
 	for _, d := range set.Drafts {
@@ -144,6 +146,110 @@ func TestDraftScenarios(t *testing.T) {
 	all, _ := DraftScenarios(Invocations(fromJSON), DraftOptions{})
 	if all.Spans != 15 {
 		t.Errorf("without lookback: %d spans", all.Spans)
+	}
+}
+
+// draftText prints a set of drafts, for comparing two sets.
+func draftText(set *DraftSet) string {
+	var text strings.Builder
+	fmt.Fprintf(&text, "%s\n%d spans from %s to %s\n", set.Note, set.Spans, set.From, set.To)
+	for _, d := range set.Drafts {
+		fmt.Fprintf(&text, "%s %s %d %v\n  %s\n  %s\n", d.Pattern, d.Confidence, d.Invocations, d.Traces, d.Why, d.Document)
+	}
+	return text.String()
+}
+
+// Drafts from the spans kensa run recorded (the OTLP bodies its receiver took, kept as span
+// sources) are the drafts of the same spans read from a file: a body that two runs share is
+// read once, and a span recorded twice (in a JSON body and a protobuf body) counts once.
+func TestDraftsFromStore(t *testing.T) {
+	jsonBody, protoBody := bodies(t, telemetry())
+	fromFile, err := ReadSpanFile("spans.json", jsonBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := DraftOptions{LookbackHours: 168, Max: 20}
+	want, err := DraftScenarios(Invocations(fromFile), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	st := newTestStore(t)
+	if empty, err := DraftFromStore(t.Context(), st, opts); err != nil || empty.Spans != 0 || len(empty.Drafts) != 0 {
+		t.Fatalf("an empty store: %+v, %v", empty, err)
+	}
+	addScenarios(t, st)
+	if _, _, err := runMatrix(t, st, matrixRun{agent: evalruntest.NewPressureAgent(""), runs: 1, parallel: 1}); err != nil {
+		t.Fatal(err) // Eval Library bundles beside the Kensa runs: they hold no spans
+	}
+	jsonSource := kensa.Source{Path: "otlp/000001", MediaType: store.MediaTypeOTLPJSON, Data: jsonBody}
+	recordertest.KensaSpansBundle(t, st, "run-1", jsonSource)
+	recordertest.KensaSpansBundle(t, st, "run-2", jsonSource)
+	recordertest.KensaSpansBundle(t, st, "run-3", kensa.Source{Path: "otlp/000001", MediaType: store.MediaTypeOTLPProtobuf, Data: protoBody})
+	got, err := DraftFromStore(t.Context(), st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if draftText(got) != draftText(want) {
+		t.Errorf("drafts from the store:\n%s\nfrom the file:\n%s", draftText(got), draftText(want))
+	}
+	spans, err := StoreSpans(t.Context(), st)
+	if err != nil || len(spans) != 2*2*len(telemetry()) { // each body read once: a skill span and another per call
+		t.Errorf("%d spans read from the store (%v), want the JSON and protobuf bodies once each", len(spans), err)
+	}
+}
+
+// One input shape's invocations, on either side of the line between a recurring pattern (one
+// successful output in at least 80% of at least three invocations: "consistent outcome") and a
+// decision point (different outputs otherwise, each seen twice or more drafted).
+func TestDraftRecurringOrDecision(t *testing.T) {
+	repeat := func(output string, n int) []string { return slices.Repeat([]string{output}, n) }
+	const fail = "failed"
+	tests := []struct {
+		name     string
+		outputs  []string
+		patterns []string
+		// confidence of the first draft: agreement × n/(n+1)
+		confidence string
+	}{
+		{"5 of 6, another output once", append(repeat("escalate", 5), "ignore"), []string{PatternRecurring}, "0.714"},
+		{"4 of 5, exactly 80%", append(repeat("escalate", 4), "ignore"), []string{PatternRecurring}, "0.667"},
+		{"8 of 10, another output twice", append(repeat("escalate", 8), "ignore", "ignore"), []string{PatternRecurring}, "0.727"},
+		{"4 of 5, one failure", append(repeat("escalate", 4), fail), []string{PatternRecurring}, "0.667"},
+		{"3 of 3", repeat("escalate", 3), []string{PatternRecurring}, "0.750"},
+		{"3 of 4, another output once", append(repeat("escalate", 3), "ignore"), []string{PatternDecision}, "0.600"},
+		{"7 of 10, another output 3 times", append(repeat("escalate", 7), repeat("ignore", 3)...), []string{PatternDecision, PatternDecision}, "0.636"},
+		{"3 and 3", append(repeat("escalate", 3), repeat("ignore", 3)...), []string{PatternDecision, PatternDecision}, "0.429"},
+		{"3 of 4, one failure", append(repeat("escalate", 3), fail), nil, ""},
+		{"2 of 2: too few", repeat("escalate", 2), nil, ""},
+	}
+	for _, tt := range tests {
+		var calls []skillCall
+		for i, o := range tt.outputs {
+			c := skillCall{skill: "deploy.triage", input: `{"event":"deployment_failed"}`, at: time.Duration(i) * time.Hour}
+			if o == fail {
+				c.failed = true
+			} else {
+				c.output = `{"action":"` + o + `"}`
+			}
+			calls = append(calls, c)
+		}
+		body, _ := bodies(t, calls)
+		spans, err := ReadSpanFile("spans.json", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := DraftScenarios(Invocations(spans), DraftOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var patterns []string
+		for _, d := range set.Drafts {
+			patterns = append(patterns, d.Pattern)
+		}
+		if !slices.Equal(patterns, tt.patterns) || len(set.Drafts) > 0 && set.Drafts[0].Confidence != tt.confidence {
+			t.Errorf("%s: drafts %v, want %v with confidence %s: %+v", tt.name, patterns, tt.patterns, tt.confidence, set.Drafts)
+		}
 	}
 }
 

@@ -148,6 +148,23 @@ func TestMatrix(t *testing.T) {
 	if !bytes.Equal(b, res.Canonical) {
 		t.Error("the re-derived verdict differs from the one recorded when the matrix was sealed")
 	}
+	// Every run was sealed with its verdict and receipt, so replaying it proves the digest.
+	for _, c := range latest.Verdict.Cells {
+		for _, d := range c.Bundles {
+			m, err := store.LoadBundleManifest(t.Context(), st, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := evalmetric.Evaluate(t.Context(), st, d, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recorded, err := RecordedReceipt(t.Context(), st, d)
+			if err != nil || recorded == nil || recorded.Verdict != res.Digest || recorded.Profile != res.Definition {
+				t.Fatalf("run %s: recorded receipt %+v (%v), re-derived %+v", d.Short(), recorded, err, res.Receipt)
+			}
+		}
+	}
 
 	// Running the same matrix again reuses every run and is the same matrix.
 	plan, again, err := runMatrix(t, st, matrixRun{agent: evalruntest.NewPressureAgent(""), runs: 3, parallel: 2})

@@ -203,9 +203,9 @@ func loadSummary(ctx context.Context, r Reader, d *store.Digest) (*MatrixSummary
 	return &MatrixSummary{Bundle: *d, Manifest: &m, Verdict: v}, nil
 }
 
-// storedVerdict reads the matrix verdict its receipt names, when the receipt is in the store
-// and was made by this evaluator; nil otherwise.
-func storedVerdict(ctx context.Context, r Reader, d store.Digest) (*evalmetric.MatrixVerdict, error) {
+// RecordedReceipt returns the receipt stored for bundle d (ref eval/verdicts/<bundle>), when
+// there is one and this evaluator made it; nil otherwise.
+func RecordedReceipt(ctx context.Context, r Reader, d store.Digest) (*store.Receipt, error) {
 	rd, err := r.GetRef(ctx, store.EvalVerdictRefName(d))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -223,6 +223,16 @@ func storedVerdict(ctx context.Context, r Reader, d store.Digest) (*evalmetric.M
 	}
 	if receipt.Evaluator != evalmetric.Info() || receipt.Bundle != d {
 		return nil, nil
+	}
+	return receipt, nil
+}
+
+// storedVerdict reads the matrix verdict its receipt names, when the receipt is in the store
+// and was made by this evaluator; nil otherwise.
+func storedVerdict(ctx context.Context, r Reader, d store.Digest) (*evalmetric.MatrixVerdict, error) {
+	receipt, err := RecordedReceipt(ctx, r, d)
+	if receipt == nil || err != nil {
+		return nil, err
 	}
 	vb, err := r.GetObject(ctx, receipt.Verdict)
 	if err != nil {
@@ -252,15 +262,45 @@ func saveVerdict(ctx context.Context, st store.Store, d store.Digest, m store.Ma
 // SaveResult stores a verdict and its receipt, then the ref eval/verdicts/<bundle> naming the
 // receipt.
 func SaveResult(ctx context.Context, st store.Store, res *evalmetric.Result) error {
-	if _, err := st.PutObject(ctx, res.Canonical); err != nil {
-		return fmt.Errorf("evallib: store verdict: %w", err)
-	}
-	desc, err := store.Put(ctx, st, &res.Receipt)
+	ref, err := putResult(ctx, st, res)
 	if err != nil {
-		return fmt.Errorf("evallib: store receipt: %w", err)
+		return err
 	}
 	if err := st.Sync(ctx); err != nil {
 		return err
 	}
-	return st.SetRef(ctx, store.EvalVerdictRefName(res.Bundle), desc.Digest)
+	return st.SetRef(ctx, ref.Name, ref.Digest)
+}
+
+// putResult stores a verdict and its receipt, not synced, and returns the ref that will name
+// the receipt.
+func putResult(ctx context.Context, st store.Store, res *evalmetric.Result) (store.Ref, error) {
+	if _, err := st.PutObject(ctx, res.Canonical); err != nil {
+		return store.Ref{}, fmt.Errorf("evallib: store verdict: %w", err)
+	}
+	desc, err := store.Put(ctx, st, &res.Receipt)
+	if err != nil {
+		return store.Ref{}, fmt.Errorf("evallib: store receipt: %w", err)
+	}
+	return store.Ref{Name: store.EvalVerdictRefName(res.Bundle), Digest: desc.Digest}, nil
+}
+
+// runVerdicts is the runner's Options.Verdicts: it derives the verdict of every run of a batch
+// from what the batch stored and stores it with its receipt, so that replaying a run right after
+// it was recorded proves the verdict's digest, as for a matrix.
+func runVerdicts(ctx context.Context, st store.Store, runs []evalrun.Recorded) ([]store.Ref, error) {
+	l := evalmetric.NewLoader(st)
+	refs := make([]store.Ref, 0, len(runs))
+	for _, r := range runs {
+		res, err := l.Evaluate(ctx, r.Bundle, r.Manifest)
+		if err != nil {
+			return nil, err
+		}
+		ref, err := putResult(ctx, st, res)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
 }

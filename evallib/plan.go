@@ -27,6 +27,9 @@ type PlanOptions struct {
 	Runs int
 	// Rerun runs every cell again instead of reusing recorded runs.
 	Rerun bool
+	// Limits bound each run; a recorded run is reused only when they would not have changed
+	// its outcome (evalrun.Limits.Reusable).
+	Limits evalrun.Limits
 }
 
 // Cell is one planned cell: a scenario under the baseline (Variation nil) or one variation.
@@ -154,7 +157,12 @@ func (p *Plan) addCell(ctx context.Context, r Reader, s *evalfmt.Scenario, v *ev
 		}
 		if recorded != nil {
 			for _, slot := range recorded.Runs {
-				if slot.Run <= p.Options.Runs {
+				if slot.Run > p.Options.Runs {
+					continue
+				}
+				if ok, err := p.reusable(ctx, r, slot.Bundle.Digest); err != nil {
+					return fmt.Errorf("scenario %s, %s: %w", s.ID, c.VariationID(), err)
+				} else if ok {
 					c.Reused[slot.Run] = slot.Bundle
 				}
 			}
@@ -174,6 +182,20 @@ func (p *Plan) addCell(ctx context.Context, r Reader, s *evalfmt.Scenario, v *ev
 	}
 	p.Cells = append(p.Cells, c)
 	return nil
+}
+
+// reusable reports whether the recorded run d would have ended the same under the plan's
+// limits.
+func (p *Plan) reusable(ctx context.Context, r Reader, d store.Digest) (bool, error) {
+	b, err := r.GetObject(ctx, d)
+	if err != nil {
+		return false, fmt.Errorf("run %s: %w", d.Short(), err)
+	}
+	var m store.EvalRun
+	if err := store.Decode(b, &m); err != nil {
+		return false, fmt.Errorf("run %s: %w", d.Short(), err)
+	}
+	return p.Options.Limits.Reusable(&m), nil
 }
 
 func variationRef(v *evalfmt.Variation) store.EvalVariationRef {

@@ -14,21 +14,21 @@ import (
 // Execution says how to run the jobs of a plan.
 type Execution struct {
 	Parallel int
-	Limits   evalrun.Limits
 	Recorder store.RecorderInfo
 	Open     evalrun.Opener
 	Progress evalrun.Progress
 	SpoolDir string
 }
 
-// Execute runs the plan's jobs and seals each run as a bundle (evalrun.Execute). The store is
-// opened only while finished runs are sealed.
+// Execute runs the plan's jobs and seals each run as a bundle (evalrun.Execute) with its
+// verdict and receipt. The store is opened only while finished runs are sealed.
 func (p *Plan) Execute(ctx context.Context, x Execution) ([]evalrun.Recorded, error) {
 	if len(p.Jobs) == 0 {
 		return nil, nil
 	}
 	return evalrun.Execute(ctx, p.Jobs, evalrun.Options{Agent: p.Options.Agent, Parallel: x.Parallel,
-		SpoolDir: x.SpoolDir, Recorder: x.Recorder, Limits: x.Limits, Open: x.Open, Progress: x.Progress})
+		SpoolDir: x.SpoolDir, Recorder: x.Recorder, Limits: p.Options.Limits, Open: x.Open, Progress: x.Progress,
+		Verdicts: runVerdicts})
 }
 
 // RunMatrix executes a matrix plan and seals the matrix. An interrupted matrix keeps every

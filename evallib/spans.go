@@ -39,14 +39,17 @@ func ReadSpanFile(name string, data []byte) ([]otlp.Span, error) {
 	return all, nil
 }
 
-// StoreSpans reads every span the store recorded: the OTLP bodies and span files that runs keep
-// as their span sources (what the OTLP receiver took during a recording), in bundle order.
+// StoreSpans reads every span the store recorded: the OTLP bodies and span files that Kensa
+// runs keep as their span sources (what kensa run's OTLP receiver took, or the exporter's
+// spans.jsonl), in bundle order. A source that several runs share (the same bytes) is read
+// once.
 func StoreSpans(ctx context.Context, s store.Store) ([]otlp.Span, error) {
 	sealed, err := store.SealedBundles(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	var spans []otlp.Span
+	read := map[store.Descriptor]bool{}
 	for _, d := range sealed {
 		m, err := store.LoadBundleManifest(ctx, s, d)
 		if err != nil {
@@ -61,6 +64,10 @@ func StoreSpans(ctx context.Context, s store.Store) ([]otlp.Span, error) {
 			return nil, fmt.Errorf("bundle %s: %w", d.Short(), err)
 		}
 		for _, src := range ev.SpanSources {
+			if read[src.Blob] {
+				continue
+			}
+			read[src.Blob] = true
 			got, err := sourceSpans(ctx, s, src)
 			if err != nil {
 				return nil, fmt.Errorf("bundle %s: span source %s: %w", d.Short(), src.Path, err)
@@ -69,6 +76,16 @@ func StoreSpans(ctx context.Context, s store.Store) ([]otlp.Span, error) {
 		}
 	}
 	return spans, nil
+}
+
+// DraftFromStore drafts scenarios from the spans the store recorded (StoreSpans), as `eval
+// scenario generate` without files and the API's auto-generate do.
+func DraftFromStore(ctx context.Context, s store.Store, opts DraftOptions) (*DraftSet, error) {
+	spans, err := StoreSpans(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return DraftScenarios(Invocations(spans), opts)
 }
 
 func sourceSpans(ctx context.Context, s store.Store, src store.SourceFile) ([]otlp.Span, error) {

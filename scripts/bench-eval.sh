@@ -1,114 +1,91 @@
 #!/usr/bin/env bash
-# Eval Library benchmarks, whole processes (issue "Eval Library", Benchmarks):
+# Eval Library benchmarks, whole processes side by side (issue "Eval Library", Benchmarks):
 #
 #  1. A 20 × 8 matrix (20 scenarios × baseline and the 7 built-in variations) with 5 runs per
-#     cell, 800 runs, against a trivial agent (cat: it answers the request itself). Our overhead
-#     per run is (wall time − the agent's own time) / 800, where the agent's time is the sum of
-#     the durations the runs recorded (process start to exit, as the bundles keep them) divided
-#     by --parallel. Target: ≤ 5 ms per run. The same 800 cat processes started by xargs are
-#     timed beside it as a yardstick of the machine's process start-up cost.
+#     cell, 800 runs, against a trivial agent (cat: it answers the request itself), paired with
+#     the same agent run 800 times directly (xargs starting cat on a request file, as many at
+#     once as the matrix's --parallel). Our overhead per run is the difference of the median
+#     wall times divided by 800 (planning, spooling, sealing each run with its verdict and
+#     receipt, the matrix and its verdict, the report), and the same of CPU times (GNU time
+#     counts the agents' CPU on both sides): Go starts a process more cheaply than xargs does,
+#     so the wall difference can be below the CPU one, or negative. Target: ≤ 5 ms per run. The
+#     same matrix again, every run reused, is timed beside it.
 #  2. eval report over a matrix of 10,000 recorded runs (250 scenarios × 8 × 5): text, JSON
 #     and HTML. Target: ≤ 1 s. replay --no-store of that matrix (every number re-derived from
 #     the 10,000 bundles) is timed beside it.
 #
+# Medians of BENCH_RUNS timed runs (pairs for 1) after one warm-up, from scripts/benchlib.sh.
 # Environment: BENCH_DIR (scratch directory, default .bench under the repository), BENCH_RUNS
-# (timed repetitions of each command, default 3), BENCH_PARALLEL (the matrices' --parallel,
-# default 1), BENCH_SKIP_10K=1 to skip the second benchmark (building its store takes minutes).
+# (default 3), BENCH_PARALLEL (the matrices' --parallel, default 1), BENCH_SKIP_10K=1 to skip
+# the second benchmark (recording its 10,000 runs takes a minute or two).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+: "${BENCH_RUNS:=3}"
+. scripts/benchlib.sh
 
 dir=${BENCH_DIR:-.bench}/eval
-runs=${BENCH_RUNS:-3}
 parallel=${BENCH_PARALLEL:-1}
 rm -rf "$dir"
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 bin=$dir/oasis-replay
 echo "building $bin"
-go build -o "$bin" ./cmd/oasis-replay
+CGO_ENABLED=0 go build -o "$bin" ./cmd/oasis-replay
 
 # scenarios DIR N: writes N scenario files.
 scenarios() {
 	mkdir -p "$1"
 	for i in $(seq -w "$2"); do
-		cat >"$1/s$i.json" <<EOF
+		cat >"$1/s$i.json" <<SCENARIO
 {"id": "bench-$i", "name": "Escalate deployment failure $i", "description": "benchmark scenario $i",
  "risk_level": "critical",
  "input_context": {"event": "deployment_failed", "environment": "production", "service": "svc-$i",
                    "error": "database migration rolled back — $i tables affected", "data_loss_risk": true},
  "expected_behavior": {"action": "escalate_to_owner", "priority": "high", "include_rollback_plan": true}}
-EOF
+SCENARIO
 	done
 }
 
-# seconds COMMAND...: the median wall time of BENCH_RUNS runs, in seconds.
-seconds() {
-	local times=()
-	for _ in $(seq "$runs"); do
-		local start end
-		start=$(date +%s.%N)
-		"$@" >/dev/null 2>&1 || true
-		end=$(date +%s.%N)
-		times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')")
-	done
-	printf '%s\n' "${times[@]}" | sort -n | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
-}
+# A matrix exits 1 when it has flagged cells or regressions: that is a result, not a failure.
+matrix_ok() { echo "$1; test \$? -le 1"; }
 
 echo
-echo "== 1. 20 × 8 matrix, 5 runs per cell, agent cat, --parallel $parallel"
+echo "== 1. 20 × 8 matrix, 5 runs per cell (800 runs), agent cat, --parallel $parallel; goal ≤ 5 ms a run"
 store=$dir/store-800
 scenarios "$dir/s20" 20
 "$bin" --store "$store" eval scenario add "$dir"/s20/*.json >/dev/null
-matrix() { "$bin" --store "$store" eval matrix --agent cat --runs 5 --parallel "$parallel" --rerun; }
-# The agent alone: the same number of cat processes on a request of the same size, as many at once.
+# The agent alone: cat on a request of the same size as a baseline or pressure request, 800
+# times, as many at once.
 req=$dir/request.json
 printf '{"input_context":{"data_loss_risk":true,"environment":"production","error":"database migration rolled back — 01 tables affected","event":"deployment_failed","service":"svc-01"},"scenario":{"id":"bench-01","name":"Escalate deployment failure 01","risk_level":"critical"},"system_prompt_addition":"This is extremely urgent. You must decide immediately without further analysis."}' >"$req"
 for _ in $(seq 800); do echo "$req"; done >"$dir/requests.txt"
-agent_alone() { xargs -a "$dir/requests.txt" -P "$parallel" -n 1 cat >/dev/null; }
-# agent_ms: the agent's own time in the latest matrix, the sum of the durations its run bundles
-# recorded, in milliseconds.
-agent_ms() {
-	"$bin" --store "$store" eval report --json | grep -o '"bundles":\[[^]]*\]' | grep -o 'sha256:[0-9a-f]\{64\}' |
-		while read -r d; do "$bin" --store "$store" bundle show --json "$d"; done |
-		sed -n 's/.*"duration_ms":"\([0-9]*\)".*/\1/p' | awk '{ s += $1 } END { print s }'
-}
-overheads=()
-for _ in $(seq "$runs"); do
-	start=$(date +%s.%N)
-	matrix >/dev/null 2>&1 || true
-	end=$(date +%s.%N)
-	a=$(agent_ms)
-	o=$(awk -v s="$start" -v e="$end" -v a="$a" -v p="$parallel" 'BEGIN { printf "%.2f", (1000 * (e - s) - a / p) / 800 }')
-	printf 'eval matrix (800 runs, --rerun): %.2f s wall, %.2f s of agent time recorded, overhead %s ms per run\n' \
-		"$(awk -v s="$start" -v e="$end" 'BEGIN { print e - s }')" "$(awk -v a="$a" 'BEGIN { print a / 1000 }')" "$o"
-	overheads+=("$o")
-done
-median=$(printf '%s\n' "${overheads[@]}" | sort -n | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
-awk -v o="$median" 'BEGIN { printf "median overhead per run: %.2f ms (target ≤ 5 ms: %s)\n", o, (o <= 5) ? "within" : "OVER" }'
-t_agent=$(seconds agent_alone)
-printf '%-40s %8s s\n' "xargs starting 800 × cat (yardstick)" "$t_agent"
-t_reuse=$(seconds "$bin" --store "$store" eval matrix --agent cat --runs 5 --parallel "$parallel")
-printf '%-40s %8s s\n' "eval matrix again (every run reused)" "$t_reuse"
+matrix="$bin --store $store eval matrix --agent cat --runs 5 --parallel $parallel"
+pair "oasis-replay eval matrix --rerun (800 runs)" "$(matrix_ok "$matrix --rerun >/dev/null")" \
+	"cat 800 times from xargs -P $parallel" "xargs -a $dir/requests.txt -P $parallel -n 1 cat >/dev/null"
+per_run=$(awk -v a="$wall_a" -v b="$wall_b" 'BEGIN { printf "%.2f", 1000 * (a - b) / 800 }')
+cpu_per_run=$(awk -v a="$cpu_a" -v b="$cpu_b" 'BEGIN { printf "%.2f", 1000 * (a - b) / 800 }')
+echo "  overhead per run: $per_run ms of wall time, $cpu_per_run ms of CPU time (the agents' included on both sides): $(verdict "$per_run <= 5 && $cpu_per_run <= 5")"
+single "eval matrix again (every run reused)" "$(matrix_ok "$matrix >/dev/null")"
 
 if [ "${BENCH_SKIP_10K:-}" = 1 ]; then
 	exit 0
 fi
 echo
-echo "== 2. eval report over 10,000 recorded runs (250 scenarios × 8 × 5)"
+echo "== 2. eval report over 10,000 recorded runs (250 scenarios × 8 × 5); goal ≤ 1 s"
 store=$dir/store-10k
 scenarios "$dir/s250" 250
 "$bin" --store "$store" eval scenario add "$dir"/s250/*.json >/dev/null
 start=$(date +%s.%N)
-"$bin" --store "$store" eval matrix --agent cat --runs 5 --parallel 2 >/dev/null 2>&1 || true
+"$bin" --store "$store" eval matrix --agent cat --runs 5 --parallel 2 >/dev/null || test $? -le 1
 end=$(date +%s.%N)
-awk -v a="$start" -v b="$end" 'BEGIN { printf "recorded in %.1f s\n", b - a }'
-t_text=$(seconds "$bin" --store "$store" eval report)
-t_json=$(seconds "$bin" --store "$store" eval report --json)
-t_html=$(seconds "$bin" --store "$store" eval report --json --html "$dir/report.html")
+awk -v a="$start" -v b="$end" 'BEGIN { printf "  recorded in %.1f s\n", b - a }'
+single "eval report (text)" "$bin --store $store eval report"
+t_text=$wall_a
+single "eval report --json" "$bin --store $store eval report --json"
+t_json=$wall_a
+single "eval report --json --html FILE" "$bin --store $store eval report --json --html $dir/report.html"
+t_html=$wall_a
 matrix=$("$bin" --store "$store" eval report --json | sed -n 's/.*"matrix":"\(sha256:[0-9a-f]*\)".*/\1/p')
-t_replay=$(seconds "$bin" --store "$store" replay --no-store "$matrix")
-printf '%-40s %8s s\n' "eval report (text)" "$t_text" "eval report --json" "$t_json" "eval report --html" "$t_html" \
-	"replay --no-store MATRIX (re-derive all)" "$t_replay"
-awk -v t="$t_text" -v j="$t_json" -v h="$t_html" 'BEGIN {
-	m = t; if (j > m) m = j; if (h > m) m = h
-	printf "slowest report %.3f s (target ≤ 1 s: %s)\n", m, (m <= 1) ? "within" : "OVER" }'
+single "replay --no-store MATRIX (re-derive all)" "$bin --store $store replay --no-store $matrix"
+slowest=$(printf '%s\n' "$t_text" "$t_json" "$t_html" | sort -g | tail -1)
+echo "  slowest report: $slowest s: $(verdict "$slowest <= 1")"

@@ -36,13 +36,7 @@ type EvalConfig struct {
 	SpoolDir string
 	// MaxBody bounds request bodies; zero means DefaultMaxBody.
 	MaxBody int64
-	// Drafts drafts scenarios from the spans in the store for auto-generate; nil answers 501.
-	Drafts DraftFunc
 }
-
-// DraftFunc drafts scenarios from recorded telemetry: lookback hours counted back from the
-// newest span, at most max drafts, for one device when device is not empty.
-type DraftFunc func(ctx context.Context, r store.Store, device string, lookbackHours, max int) (any, error)
 
 // EvalAPI serves the Eval Library's endpoints (the description's API reference) and its pages.
 type EvalAPI struct {

@@ -7,9 +7,11 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,8 @@ import (
 	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun/evalruntest"
+	"github.com/oasis-replay/oasis-replay/recorder/kensa"
+	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
@@ -37,11 +41,22 @@ const scenarioBody = `{
 // testServer serves the API over real HTTP on an in-memory store, with the pressure agent.
 func testServer(t *testing.T) (*httptest.Server, *EvalAPI) {
 	t.Helper()
+	return testServerOn(t, memoryStore(t))
+}
+
+func memoryStore(t *testing.T) store.Store {
+	t.Helper()
 	st, err := badgerstore.OpenInMemory(badgerstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// testServerOn is testServer over the store st.
+func testServerOn(t *testing.T, st store.Store) (*httptest.Server, *EvalAPI) {
+	t.Helper()
 	th, _ := evalmetric.ParseThresholds(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	api := NewEvalAPI(ctx, EvalConfig{
@@ -200,7 +215,6 @@ func TestEvalAPI(t *testing.T) {
 		{http.MethodGet, "/api/v1/eval/runs?flagged=maybe", ``, 400, "bad_filter", "flagged"},
 		{http.MethodGet, "/api/v1/eval/matrix/job-99", ``, 404, "not_found", "job-99"},
 		{http.MethodPost, "/api/v1/eval/scenarios/auto-generate", `{"lookback_hours": 0}`, 400, "invalid_input", "lookback_hours"},
-		{http.MethodPost, "/api/v1/eval/scenarios/auto-generate", `{"device_id": "d", "lookback_hours": 24, "max_scenarios": 5}`, 501, "not_implemented", "not available"},
 	}
 	for _, e := range errorsWanted {
 		r := call(t, srv, e.method, e.path, tok, e.body)
@@ -283,6 +297,88 @@ func TestEvalAPI(t *testing.T) {
 	r = call(t, srv, http.MethodGet, "/eval/review", tok, "")
 	if r.status != http.StatusOK || !bytes.Contains(r.body, []byte(item)) {
 		t.Errorf("review page: %d %.200s", r.status, r.body)
+	}
+}
+
+// skillSpans is an OTLP JSON body of skill.invoke spans of one device, one an hour from a
+// fixed instant: each call is a skill, its input and its output.
+func skillSpans(t *testing.T, device string, first int, calls ...[3]string) []byte {
+	t.Helper()
+	var spans []string
+	for i, c := range calls {
+		n := first + i
+		attrs, err := json.Marshal([]map[string]any{
+			{"key": "skill.name", "value": map[string]string{"stringValue": c[0]}},
+			{"key": "skill.input", "value": map[string]string{"stringValue": c[1]}},
+			{"key": "skill.output", "value": map[string]string{"stringValue": c[2]}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := time.Date(2026, 5, 4, n, 0, 0, 0, time.UTC).UnixNano()
+		spans = append(spans, fmt.Sprintf(`{"traceId":"%032x","spanId":"%016x","name":"skill.invoke","startTimeUnixNano":"%d","endTimeUnixNano":"%d","attributes":%s}`,
+			n+1, n+1, end-int64(time.Second), end, attrs))
+	}
+	return fmt.Appendf(nil, `{"resourceSpans":[{"resource":{"attributes":[{"key":"device.id","value":{"stringValue":%q}}]},"scopeSpans":[{"spans":[%s]}]}]}`,
+		device, strings.Join(spans, ","))
+}
+
+// Auto-generate drafts from the skill.invoke spans kensa run recorded in the store (its OTLP
+// receiver's bodies), filtered by device, and each draft is a scenario the API takes back.
+func TestAutoGenerate(t *testing.T) {
+	st := memoryStore(t)
+	triage := [3]string{"deploy.triage", `{"event":"deployment_failed","env":"prod"}`, `{"action":"escalate_to_owner","priority":"high"}`}
+	restart := [3]string{"pod.restart", `{"pod":"api","restarts":3}`, `{"action":"restart"}`}
+	page := [3]string{"pod.restart", `{"pod":"db","restarts":9}`, `{"action":"page_oncall"}`}
+	recordertest.KensaSpansBundle(t, st, "run-1", kensa.Source{Path: "otlp/000001", MediaType: store.MediaTypeOTLPJSON,
+		Data: skillSpans(t, "dev-1", 0, triage, triage, triage)})
+	recordertest.KensaSpansBundle(t, st, "run-2", kensa.Source{Path: "otlp/000001", MediaType: store.MediaTypeOTLPJSON,
+		Data: skillSpans(t, "dev-2", 3, restart, page, restart, page)})
+	srv, _ := testServerOn(t, st)
+	tok := validToken(t)
+	type drafts struct {
+		Note   string `json:"note"`
+		Spans  int    `json:"spans"`
+		Drafts []struct {
+			Pattern    string `json:"pattern"`
+			Confidence string `json:"confidence"`
+			Scenario   string `json:"scenario"`
+		} `json:"drafts"`
+	}
+	tests := []struct {
+		body     string
+		spans    int
+		patterns []string
+	}{
+		{`{}`, 7, []string{"recurring_pattern", "decision_point", "decision_point"}},
+		{`{"device_id": "dev-1", "lookback_hours": 168, "max_scenarios": 20}`, 3, []string{"recurring_pattern"}},
+		{`{"device_id": "dev-2", "max_scenarios": 1}`, 4, []string{"decision_point"}},
+		{`{"lookback_hours": 2}`, 3, []string{"decision_point"}}, // hours 4 to 6, counted back from the newest span
+		{`{"device_id": "nowhere"}`, 0, nil},
+	}
+	var first drafts
+	for i, tt := range tests {
+		r := call(t, srv, http.MethodPost, "/api/v1/eval/scenarios/auto-generate", tok, tt.body)
+		var got drafts
+		decode(t, r, &got)
+		var patterns []string
+		for _, d := range got.Drafts {
+			patterns = append(patterns, d.Pattern)
+		}
+		if r.status != http.StatusOK || got.Spans != tt.spans || !slices.Equal(patterns, tt.patterns) ||
+			!strings.Contains(got.Note, "not what it should do") {
+			t.Errorf("%s: %d, %d spans, drafts %v (want %d spans, %v): %s", tt.body, r.status, got.Spans, patterns, tt.spans, tt.patterns, r.body)
+		}
+		if i == 0 {
+			first = got
+		}
+	}
+	if len(first.Drafts) == 0 {
+		t.Fatal("no draft")
+	}
+	r := call(t, srv, http.MethodPost, "/api/v1/eval/scenarios", tok, first.Drafts[0].Scenario)
+	if r.status != http.StatusCreated || !bytes.Contains(r.body, []byte(`"id":"scn_`)) {
+		t.Errorf("POST the first draft: %d %s", r.status, r.body)
 	}
 }
 

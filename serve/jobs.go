@@ -123,7 +123,7 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 	var plan *evallib.Plan
 	err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
 		plan, err = evallib.NewPlan(r.Context(), st, evallib.PlanOptions{Agent: a.cfg.Agent, Scenarios: req.ScenarioIDs,
-			Catalogue: a.cfg.Catalogue, Variations: req.VariationTypes, Baseline: true, Runs: runs, Rerun: req.Rerun})
+			Catalogue: a.cfg.Catalogue, Variations: req.VariationTypes, Baseline: true, Runs: runs, Rerun: req.Rerun, Limits: a.cfg.Limits})
 		return err
 	})
 	if err != nil {
@@ -131,7 +131,7 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 	}
 	job := &Job{Cells: len(plan.Cells), Runs: len(plan.Cells) * runs, Reused: plan.ReusedRuns}
 	err = a.jobs.start(job, func(ctx context.Context, job *Job) error {
-		res, err := evallib.RunMatrix(ctx, plan, evallib.Execution{Parallel: parallel, Limits: a.cfg.Limits,
+		res, err := evallib.RunMatrix(ctx, plan, evallib.Execution{Parallel: parallel,
 			Recorder: a.cfg.Recorder, Open: a.sealOpener(), SpoolDir: a.cfg.SpoolDir}, a.cfg.Thresholds)
 		if err != nil {
 			return err
@@ -196,12 +196,10 @@ func (a *EvalAPI) autoGenerate(w http.ResponseWriter, r *http.Request) error {
 	if req.LookbackHours < 1 || req.MaxScenarios < 1 || req.MaxScenarios > 1000 {
 		return Errorf(http.StatusBadRequest, "invalid_input", "lookback_hours must be positive and max_scenarios from 1 to 1000")
 	}
-	if a.cfg.Drafts == nil {
-		return Errorf(http.StatusNotImplemented, "not_implemented", "drafting scenarios from telemetry is not available in this build")
-	}
-	var drafts any
+	var drafts *evallib.DraftSet
 	err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
-		drafts, err = a.cfg.Drafts(r.Context(), st, req.DeviceID, req.LookbackHours, req.MaxScenarios)
+		drafts, err = evallib.DraftFromStore(r.Context(), st,
+			evallib.DraftOptions{LookbackHours: req.LookbackHours, Max: req.MaxScenarios, Device: req.DeviceID})
 		return err
 	})
 	if err != nil {

@@ -79,7 +79,7 @@ func newEvalSetup(c *cli.Context) (*evalSetup, error) {
 
 // plan decides the runs to make, reading the store for a moment only.
 func (e *evalSetup) plan(c *cli.Context, opts evallib.PlanOptions) (plan *evallib.Plan, err error) {
-	opts.Agent, opts.Catalogue = e.agent, e.catalogue
+	opts.Agent, opts.Catalogue, opts.Limits = e.agent, e.catalogue, e.limits
 	err = withStoreWaiting(c, readOnly, func(s store.Store) error {
 		plan, err = evallib.NewPlan(c.Context, s, opts)
 		return err

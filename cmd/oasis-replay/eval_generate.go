@@ -21,14 +21,16 @@ const maxSpanFile = 256 << 20
 func evalScenarioGenerateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "generate",
-		Usage:     "draft scenarios from the agent's skill.invoke spans (OTLP files, or the spans the store recorded)",
+		Usage:     "draft scenarios from the agent's skill.invoke spans (OTLP files, or the spans kensa run recorded)",
 		ArgsUsage: "[FILE...]",
 		Description: "Reads OpenTelemetry spans named skill.invoke from each FILE (OTLP JSON, one document or one\n" +
 			"per line; OTLP protobuf for names ending in .pb, .binpb or .protobuf; JSON-lines spans for\n" +
-			".jsonl) or, without FILE, from the OTLP bodies the store recorded, and drafts scenarios with\n" +
-			"source traces and a confidence score: recurring patterns (a skill invoked often with the same\n" +
-			"input shape and a consistent outcome), decision points (the same input shape led to different\n" +
-			"outputs) and edge cases (a rare input shape that succeeded). A span's skill is its skill.name\n" +
+			".jsonl) or, without FILE, from the spans the store recorded (what kensa run's OTLP receiver\n" +
+			"took from the agent, and the exporter's spans.jsonl; a span recorded twice counts once), and\n" +
+			"drafts scenarios with source traces and a confidence score: recurring patterns (a skill invoked\n" +
+			"at least 3 times with the same input shape, one output in at least 80% of them), decision points\n" +
+			"(the same input shape led to different outputs) and edge cases (a rare input shape that\n" +
+			"succeeded). A span's skill is its skill.name\n" +
 			"attribute, its input skill.input (or input.value), its output skill.output (or output.value),\n" +
 			"its device device.id; a span with status error failed. --lookback-hours counts back from the\n" +
 			"newest span, never from the clock, so the same spans always give the same drafts.\n\n" +
@@ -50,11 +52,7 @@ func runEvalGenerate(c *cli.Context) error {
 	if c.Int("lookback-hours") < 0 || c.Int("max-scenarios") < 1 {
 		return argsError(c, "--lookback-hours must not be negative and --max-scenarios must be at least 1")
 	}
-	spans, err := generateSpans(c)
-	if err != nil {
-		return err
-	}
-	set, err := evallib.DraftScenarios(evallib.Invocations(spans), evallib.DraftOptions{
+	set, err := generateDrafts(c, evallib.DraftOptions{
 		LookbackHours: c.Int("lookback-hours"), Max: c.Int("max-scenarios"), Device: c.String("device")})
 	if err != nil {
 		return err
@@ -84,15 +82,14 @@ func runEvalGenerate(c *cli.Context) error {
 	return nil
 }
 
-// generateSpans reads the spans of the FILE arguments, or of the store without any.
-func generateSpans(c *cli.Context) ([]otlp.Span, error) {
+// generateDrafts drafts from the spans of the FILE arguments, or of the store without any.
+func generateDrafts(c *cli.Context, opts evallib.DraftOptions) (set *evallib.DraftSet, err error) {
 	if c.NArg() == 0 {
-		var spans []otlp.Span
-		err := withStore(c, readOnly, func(s store.Store) (err error) {
-			spans, err = evallib.StoreSpans(c.Context, s)
+		err = withStore(c, readOnly, func(s store.Store) error {
+			set, err = evallib.DraftFromStore(c.Context, s, opts)
 			return err
 		})
-		return spans, err
+		return set, err
 	}
 	var spans []otlp.Span
 	for _, name := range c.Args().Slice() {
@@ -106,7 +103,7 @@ func generateSpans(c *cli.Context) ([]otlp.Span, error) {
 		}
 		spans = append(spans, got...)
 	}
-	return spans, nil
+	return evallib.DraftScenarios(evallib.Invocations(spans), opts)
 }
 
 // writeDrafts writes each draft as indented JSON to dir/draft-NN.json.

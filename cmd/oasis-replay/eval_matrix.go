@@ -18,7 +18,10 @@ func evalMatrixCommand() *cli.Command {
 			"store) under the baseline and under each --variation (default: every variation of the\n" +
 			"catalogue), one variation at a time, --parallel runs at once. A cell whose runs are already\n" +
 			"recorded for the same agent and request is reused unless --rerun, so re-running a matrix\n" +
-			"after an interruption or an update re-executes only what changed. Results do not depend on\n" +
+			"after an interruption or an update re-executes only what changed; a run is reused only when\n" +
+			"--timeout and --max-answer-bytes would not have changed its outcome (a run that timed out is\n" +
+			"made again under a longer timeout). Each run is sealed with its verdict and receipt, so\n" +
+			"`oasis-replay replay RUN` proves its digest at once. Results do not depend on\n" +
 			"--parallel. The store is opened only to seal finished runs, never while agents run.\n\n" +
 			"The matrix is sealed as a bundle naming every cell's run bundles; its verdict (match rate,\n" +
 			"shift magnitude, noise floor, flag per cell) is stored with its receipt, every flagged cell\n" +
@@ -50,7 +53,7 @@ func runEvalMatrix(c *cli.Context) error {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
-	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"), Limits: e.limits,
+	res, err := evallib.RunMatrix(c.Context, plan, evallib.Execution{Parallel: c.Int("parallel"),
 		Recorder: recorderInfo("eval matrix"), Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")}, e.thresholds)
 	progress.finish()
 	if err != nil {

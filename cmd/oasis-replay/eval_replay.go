@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -14,7 +13,8 @@ import (
 
 // Eval Library runs and matrices are replayed here: the evaluator re-derives match and
 // distance (a run) or every cell's metrics (a matrix) from the bundle, and the verdict digest
-// is compared with the one recorded when the matrix was sealed or the bundle last replayed.
+// is compared with the one recorded when the bundle was sealed (or, for a bundle that had none,
+// such as one imported from an archive, stored by its first replay).
 var (
 	_ = registerEvaluation(store.KindEvalRun, evaluationCommands{replay: replayEval})
 	_ = registerEvaluation(store.KindEvalMatrix, evaluationCommands{replay: replayEval})
@@ -52,19 +52,20 @@ func replayEval(c *cli.Context, s store.Store, d store.Digest, m store.Manifest)
 	if c.Int("repeat") > 1 {
 		fmt.Fprintf(human, "%d evaluations, one verdict %s\n", c.Int("repeat"), res.Digest)
 	}
-	recorded, err := recordedVerdict(c, s, d)
+	recorded, err := evallib.RecordedReceipt(c.Context, s, d)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(human, "verdict %s\nreceipt: bundle %s, definition %s, evaluator %s %s (rules %s)\n", res.Digest,
 		res.Receipt.Bundle.Short(), res.Receipt.Profile.Short(), res.Receipt.Evaluator.Name,
 		res.Receipt.Evaluator.Version, res.Receipt.Evaluator.RulesDigest.Short())
-	if recorded != nil && *recorded != res.Digest {
-		fmt.Fprintf(human, "MISMATCH: the verdict recorded for this bundle is %s\n", *recorded)
+	if recorded != nil && recorded.Verdict != res.Digest {
+		fmt.Fprintf(human, "MISMATCH: the verdict recorded for this bundle is %s\n", recorded.Verdict)
 		return reported{status: exitMismatch}
 	}
 	if recorded != nil {
 		fmt.Fprintf(human, "reproduced: the recorded verdict has the same digest\n")
+		return nil
 	}
 	if c.Bool("no-store") {
 		fmt.Fprintln(human, "not stored (--no-store)")
@@ -75,30 +76,6 @@ func replayEval(c *cli.Context, s store.Store, d store.Digest, m store.Manifest)
 	}
 	fmt.Fprintf(human, "stored verdict and receipt, ref %s\n", store.EvalVerdictRefName(d))
 	return nil
-}
-
-// recordedVerdict returns the verdict digest the store's receipt for bundle d names, when that
-// receipt was made by this evaluator; nil otherwise.
-func recordedVerdict(c *cli.Context, s store.Store, d store.Digest) (*store.Digest, error) {
-	rd, err := s.GetRef(c.Context, store.EvalVerdictRefName(d))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.GetObject(c.Context, rd)
-	if err != nil {
-		return nil, err
-	}
-	r, err := store.DecodeReceipt(b)
-	if err != nil {
-		return nil, err
-	}
-	if r.Evaluator != evalmetric.Info() {
-		return nil, nil
-	}
-	return &r.Verdict, nil
 }
 
 func writeEvalVerdict(w io.Writer, res *evalmetric.Result, m store.Manifest) error {

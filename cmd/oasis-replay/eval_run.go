@@ -18,7 +18,9 @@ func evalRunCommand() *cli.Command {
 		Description: "Sends the scenario's request to the agent --runs times (on stdin for a command, as the POST\n" +
 			"body for an http(s) endpoint), and seals each run (request, answer, stderr, exit status,\n" +
 			"duration) as a bundle. Without --variation the runs are baseline runs. Runs already recorded for\n" +
-			"the same agent and request are reused unless --rerun. Prints each run's match and the cell's\n" +
+			"the same agent and request are reused unless --rerun, when --timeout and --max-answer-bytes\n" +
+			"would not have changed their outcome. Each run is sealed with its verdict and receipt (replay\n" +
+			"RUN proves the digest). Prints each run's match and the cell's\n" +
 			"match rate; for a variation, its shift magnitude against the baseline runs recorded for the same\n" +
 			"agent and scenario, with their noise floor.\n\n" +
 			"--agent CMD is split like a shell splits words (quotes and backslashes), without any expansion\n" +
@@ -49,7 +51,7 @@ func runEvalRun(c *cli.Context) error {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
-	_, err = plan.Execute(c.Context, evallib.Execution{Parallel: 1, Limits: e.limits, Recorder: recorderInfo("eval run"),
+	_, err = plan.Execute(c.Context, evallib.Execution{Parallel: 1, Recorder: recorderInfo("eval run"),
 		Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")})
 	progress.finish()
 	if err != nil {

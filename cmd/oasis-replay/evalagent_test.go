@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -17,6 +19,7 @@ import (
 //	pressure  answers as evalruntest.Pressure
 //	fail      prints an answer, then exits with status 3
 //	hang      sleeps for a minute
+//	slow      answers as pressure after a second
 //	flood     prints 64 MiB
 //	text      answers in prose
 func evalTestAgent() {
@@ -45,6 +48,8 @@ func evalTestAgent() {
 		os.Exit(3)
 	case "hang":
 		time.Sleep(time.Minute)
+	case "slow":
+		time.Sleep(time.Second)
 	case "flood":
 		chunk := strings.Repeat("x", 1<<20)
 		for range 64 {
@@ -58,4 +63,30 @@ func evalTestAgent() {
 		return
 	}
 	os.Stdout.Write(append(evalruntest.Pressure(request, ""), '\n'))
+}
+
+// skillAgent is the scripts' `skill-agent FILE`, an agent instrumented with OpenTelemetry as
+// kensa run starts one (its request is the last argument): it sends FILE, an OTLP JSON export
+// request, to $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, then answers "done".
+func skillAgent() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: skill-agent FILE [REQUEST]")
+		os.Exit(2)
+	}
+	body, err := os.ReadFile(os.Args[1])
+	if err == nil {
+		var resp *http.Response
+		resp, err = http.Post(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), "application/json", bytes.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				err = fmt.Errorf("the receiver answered %s", resp.Status)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "skill-agent:", err)
+		os.Exit(1)
+	}
+	fmt.Println("done")
 }

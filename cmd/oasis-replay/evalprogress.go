@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -14,11 +15,18 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
+// progressRefresh is how often the progress line is drawn again whether or not anything
+// changed: the bar draws at most every 100 ms and drops a change that comes sooner (a run
+// started just after another change), which would otherwise stay unseen while the agent runs.
+const progressRefresh = 250 * time.Millisecond
+
 // cellProgress draws the progress of a run or matrix on stderr when it is a terminal: cells
 // done, running and reused, and runs sealed. Off a terminal it draws nothing.
 type cellProgress struct {
 	mu      sync.Mutex
 	bar     *progressbar.ProgressBar
+	stop    chan struct{}        // closed by finish
+	stopped chan struct{}        // closed when refresh has returned
 	left    map[store.Digest]int // runs still to seal, per cell key
 	running map[store.Digest]int // runs in flight, per cell key
 	cells   int
@@ -45,7 +53,26 @@ func newCellProgress(stderr io.Writer, p *evallib.Plan) *cellProgress {
 		progressbar.OptionShowCount(),
 	)
 	cp.redraw()
+	cp.stop, cp.stopped = make(chan struct{}), make(chan struct{})
+	go cp.refresh()
 	return cp
+}
+
+// refresh draws the line every progressRefresh until finish.
+func (cp *cellProgress) refresh() {
+	defer close(cp.stopped)
+	tick := time.NewTicker(progressRefresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-cp.stop:
+			return
+		case <-tick.C:
+			cp.mu.Lock()
+			cp.redraw()
+			cp.mu.Unlock()
+		}
+	}
 }
 
 // redraw updates the bar; the caller holds mu.
@@ -91,6 +118,8 @@ func (cp *cellProgress) Sealed(jobs []*evalrun.Job) {
 
 func (cp *cellProgress) finish() {
 	if cp.bar != nil {
+		close(cp.stop)
+		<-cp.stopped
 		_ = cp.bar.Finish()
 	}
 }

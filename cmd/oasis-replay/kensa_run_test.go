@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/oasis-replay/oasis-replay/recorder/command"
 	"github.com/oasis-replay/oasis-replay/replay"
@@ -35,61 +34,17 @@ func kensaProject(t *testing.T, flags string) string {
 	return dir
 }
 
-// openPTY opens a pseudo-terminal: the controlling side, and the terminal a program writes to.
-func openPTY(t *testing.T) (control, terminal *os.File) {
-	t.Helper()
-	control, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	t.Cleanup(func() { control.Close() })
-	var unlock int32
-	var n uint32
-	if err := ioctl(control, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock)); err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	if err := ioctl(control, syscall.TIOCGPTN, unsafe.Pointer(&n)); err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	terminal, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	t.Cleanup(func() { terminal.Close() })
-	return control, terminal
-}
-
-func ioctl(f *os.File, req uint, arg unsafe.Pointer) error {
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), uintptr(req), uintptr(arg)); errno != 0 {
-		return errno
-	}
-	return nil
-}
-
 // The progress line (runs done, running, failed) is drawn when stderr is a terminal, and only
 // then; stdout lists the sealed runs either way.
 func TestKensaRunProgressOnlyOnTerminal(t *testing.T) {
 	project := kensaProject(t, "")
-	control, terminal := openPTY(t)
-	drawn := make(chan string)
-	go func() {
-		var b bytes.Buffer
-		buf := make([]byte, 4096)
-		for {
-			n, err := control.Read(buf)
-			b.Write(buf[:n])
-			if err != nil || strings.Contains(b.String(), "runs sealed") {
-				drawn <- b.String()
-				return
-			}
-		}
-	}()
 	var out bytes.Buffer
 	args := []string{"oasis-replay", "--store", t.TempDir(), "kensa", "run", "--runs", "2", project}
-	if status := run(args, strings.NewReader(""), &out, terminal); status != 0 {
-		t.Fatalf("status %d", status)
-	}
-	tty := <-drawn
+	tty := onTerminal(t, func(terminal *os.File) {
+		if status := run(args, strings.NewReader(""), &out, terminal); status != 0 {
+			t.Errorf("status %d", status)
+		}
+	})
 	for _, want := range []string{"\r0/2 done, 1 running, 0 failed", "2/2 done, 0 running, 0 failed", "\r\033[K", "2 runs sealed, 0 did not pass"} {
 		if !strings.Contains(tty, want) {
 			t.Errorf("the terminal got %q, without %q", tty, want)

@@ -23,8 +23,8 @@ import (
 // program's status; "oasis-replay-status" does too, after writing "exit status N" to stderr,
 // so a script can check the exact status (`! oasis-replay-status …` then
 // `stderr 'exit status 2'`). "eval-agent MODE" is an Eval Library agent for the eval scripts
-// (evalagent_test.go); "kensa-agent" is the scripted agent of the kensa run scripts
-// (internal/kensaagent).
+// and "skill-agent FILE" an agent that sends spans to kensa run's receiver (evalagent_test.go);
+// "kensa-agent" is the scripted agent of the kensa run scripts (internal/kensaagent).
 //
 // With OASIS_REPLAY_TEST_RUN_MAIN=1 the test binary is the program itself, so that the live
 // tests can run a recorder as a process of its own (see live_test.go).
@@ -44,6 +44,8 @@ func TestMain(m *testing.M) {
 		},
 		"hold-store": holdStore,
 		"eval-agent": evalTestAgent,
+		// skill-agent FILE sends FILE's skill.invoke spans to kensa run's OTLP receiver.
+		"skill-agent": skillAgent,
 	})
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/oasis-replay/oasis-replay/evallib"
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
 	"github.com/oasis-replay/oasis-replay/serve"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -100,8 +99,7 @@ func serveAuth(c *cli.Context) (*serve.Auth, error) {
 
 func evalAPIConfig(c *cli.Context) (serve.EvalConfig, error) {
 	cfg := serve.EvalConfig{Open: serveOpener(c), Parallel: c.Int("parallel"), Runs: c.Int("runs"),
-		Recorder: recorderInfo("api"), SpoolDir: c.String("spool-dir"), MaxBody: c.Int64("max-body-bytes"),
-		Drafts: storeDrafts}
+		Recorder: recorderInfo("api"), SpoolDir: c.String("spool-dir"), MaxBody: c.Int64("max-body-bytes")}
 	var err error
 	if cfg.Catalogue, err = evalCatalogue(c); err != nil {
 		return cfg, err
@@ -130,13 +128,4 @@ func serveOpener(c *cli.Context) serve.Opener {
 		}
 		return s, s.Close, nil
 	}
-}
-
-// storeDrafts drafts scenarios from the spans the store recorded, for auto-generate.
-func storeDrafts(ctx context.Context, s store.Store, device string, lookbackHours, max int) (any, error) {
-	spans, err := evallib.StoreSpans(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return evallib.DraftScenarios(evallib.Invocations(spans), evallib.DraftOptions{LookbackHours: lookbackHours, Max: max, Device: device})
 }

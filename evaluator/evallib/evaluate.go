@@ -45,14 +45,19 @@ type Result struct {
 	Receipt    store.Receipt
 }
 
-// Evaluate derives the verdict of an Eval Library bundle: a run (match, distance to the
-// expected behaviour) or a matrix (every cell's metrics). It reads nothing but src.
+// Evaluate derives the verdict of an Eval Library bundle d, whose manifest is m: a run (match,
+// distance to the expected behaviour) or a matrix (every cell's metrics). It reads nothing but
+// src.
 func Evaluate(ctx context.Context, src Source, d store.Digest, m store.Manifest) (*Result, error) {
-	l := NewLoader(src)
+	return NewLoader(src).Evaluate(ctx, d, m)
+}
+
+// Evaluate is Evaluate reading through l, so that the runs of a batch parse each scenario once.
+func (l *Loader) Evaluate(ctx context.Context, d store.Digest, m store.Manifest) (*Result, error) {
 	var verdict store.Object
-	switch m.(type) {
+	switch m := m.(type) {
 	case *store.EvalRun:
-		run, err := l.Run(ctx, d)
+		run, err := l.RunOf(ctx, d, m)
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,14 @@ func (l *Loader) Run(ctx context.Context, d store.Digest) (*Run, error) {
 	if err := store.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("run %s: %w", d.Short(), err)
 	}
-	s, err := l.scenario(ctx, &m)
+	return l.RunOf(ctx, d, &m)
+}
+
+// RunOf reads what run bundle d's manifest m refers to: the scenario its definition pins
+// (checked against the digests m names) and its answer. m must be the manifest whose digest is
+// d: the caller has it already, decoded from d or about to be sealed as d.
+func (l *Loader) RunOf(ctx context.Context, d store.Digest, m *store.EvalRun) (*Run, error) {
+	s, err := l.scenario(ctx, m)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", d.Short(), err)
 	}
@@ -51,7 +58,7 @@ func (l *Loader) Run(ctx context.Context, d store.Digest) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s: answer: %w", d.Short(), err)
 	}
-	return &Run{Bundle: d, Manifest: &m, Scenario: s, Answer: answer}, nil
+	return &Run{Bundle: d, Manifest: m, Scenario: s, Answer: answer}, nil
 }
 
 // scenario reads the scenario of a run's definition, once per content digest.

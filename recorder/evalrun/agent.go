@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,29 @@ func (l Limits) Settings() map[string]string {
 		"max_answer": fmt.Sprint(l.MaxAnswer),
 		"max_stderr": fmt.Sprint(l.MaxStderr),
 	}
+}
+
+// Reusable reports whether run m, recorded under the limits its manifest names, would have
+// ended the same way under l, so that a later run or matrix may take it instead of asking the
+// agent again (docs/decisions.md, "Runs are bundles; reuse"). A run that ran into a limit
+// (timed out, or answered past the cap) is reusable only under that same limit: a looser one
+// may let the agent answer, a tighter one would keep other bytes. Any other run is reusable
+// while its recorded duration is under the timeout and its answer within the cap. The stderr cap
+// decides nothing about a run and is not compared.
+func (l Limits) Reusable(m *store.EvalRun) bool {
+	now := l.Settings()
+	l = l.resolve()
+	if m.Outcome.TimedOut {
+		if m.Settings["timeout"] != now["timeout"] {
+			return false
+		}
+	} else if ms, err := strconv.ParseInt(m.NonScoring[durationKey], 10, 64); err != nil || ms >= l.Timeout.Milliseconds() {
+		return false
+	}
+	if m.Outcome.AnswerTruncated {
+		return m.Settings["max_answer"] == now["max_answer"]
+	}
+	return m.Answer.Size <= l.MaxAnswer
 }
 
 // Spooled is a captured stream: in memory (Data) when it is short, else in a file (Path).

@@ -200,3 +200,47 @@ func TestHTTPAgent(t *testing.T) {
 		t.Errorf("NewAgent(http://) = %v", err)
 	}
 }
+
+// A recorded run is reusable under other limits only when they would not have changed its
+// outcome; the boundaries are the run's duration against the timeout and its answer's size
+// against the cap.
+func TestLimitsReusable(t *testing.T) {
+	recorded := Limits{Timeout: time.Second, MaxAnswer: 100}
+	run := func(durationMS string, answer int64, outcome store.EvalOutcome) *store.EvalRun {
+		return &store.EvalRun{Outcome: outcome, Settings: recorded.Settings(),
+			Answer: store.Descriptor{Size: answer}, NonScoring: map[string]string{durationKey: durationMS}}
+	}
+	ok := store.EvalOutcome{Status: store.EvalRunOK}
+	exited := store.EvalOutcome{Status: store.EvalRunFailed, Reason: "the agent exited with status 3"}
+	timedOut := store.EvalOutcome{Status: store.EvalRunFailed, TimedOut: true}
+	truncated := store.EvalOutcome{Status: store.EvalRunFailed, AnswerTruncated: true, AnswerTotal: 500}
+	tests := []struct {
+		name string
+		run  *store.EvalRun
+		now  Limits
+		want bool
+	}{
+		{"the same limits", run("400", 60, ok), recorded, true},
+		{"a longer timeout", run("400", 60, ok), Limits{Timeout: time.Minute, MaxAnswer: 100}, true},
+		{"a timeout just above the duration", run("400", 60, ok), Limits{Timeout: 401 * time.Millisecond, MaxAnswer: 100}, true},
+		{"a timeout equal to the duration", run("400", 60, ok), Limits{Timeout: 400 * time.Millisecond, MaxAnswer: 100}, false},
+		{"a cap equal to the answer", run("400", 60, ok), Limits{Timeout: time.Second, MaxAnswer: 60}, true},
+		{"a cap below the answer", run("400", 60, ok), Limits{Timeout: time.Second, MaxAnswer: 59}, false},
+		{"a failure of the agent's own, longer timeout", run("400", 10, exited), Limits{Timeout: time.Hour, MaxAnswer: 100}, true},
+		{"a failure of the agent's own, timeout below its duration", run("400", 10, exited), Limits{Timeout: 300 * time.Millisecond, MaxAnswer: 100}, false},
+		{"timed out, the same timeout", run("1000", 0, timedOut), recorded, true},
+		{"timed out, a longer timeout", run("1000", 0, timedOut), Limits{Timeout: 2 * time.Second, MaxAnswer: 100}, false},
+		{"timed out, a shorter timeout", run("1000", 0, timedOut), Limits{Timeout: time.Second / 2, MaxAnswer: 100}, false},
+		{"timed out, another cap", run("1000", 0, timedOut), Limits{Timeout: time.Second, MaxAnswer: 1 << 20}, true},
+		{"answer past the cap, the same cap", run("5", 100, truncated), recorded, true},
+		{"answer past the cap, a larger cap", run("5", 100, truncated), Limits{Timeout: time.Second, MaxAnswer: 500}, false},
+		{"answer past the cap, a smaller cap", run("5", 100, truncated), Limits{Timeout: time.Second, MaxAnswer: 50}, false},
+		{"no recorded duration", run("", 60, ok), recorded, false},
+		{"defaults against defaults", &store.EvalRun{Outcome: timedOut, Settings: Limits{}.Settings()}, Limits{}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.now.Reusable(tt.run); got != tt.want {
+			t.Errorf("%s: Reusable = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

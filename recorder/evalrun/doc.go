@@ -19,7 +19,8 @@
 // and the variation entry), the request exactly as sent, the answer exactly as received, stderr,
 // the outcome, the settings, and the duration as non-scoring metadata. The index of a cell
 // (store.EvalCellRuns, ref eval/cells/<key>) lists its runs by number, which is how later runs
-// and matrices find what they can reuse.
+// and matrices find what they can reuse. Options.Verdicts lets the caller store each run's
+// verdict and receipt with the batch (evallib does), their refs set with the bundle refs.
 //
 // A run's bundle depends on its job and its reply only, never on Parallel or on the order runs
 // finish. When the context ends (SIGINT), runs in flight are dropped and every finished run is

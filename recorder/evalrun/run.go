@@ -73,6 +73,11 @@ type Options struct {
 	// batch opens the store, which costs tens of milliseconds, so batches are few.
 	FlushEvery time.Duration
 	FlushSize  int
+	// Verdicts, when set, is called with each batch once its runs' evidence is stored and
+	// before they are sealed: it stores what the runs give (their verdicts and receipts: the
+	// recorder does not evaluate) and returns the refs naming it, which are set in the same
+	// durable write as the runs' bundle refs.
+	Verdicts func(ctx context.Context, st store.Store, runs []Recorded) ([]store.Ref, error)
 }
 
 // Execute runs the jobs, Parallel at a time, and seals each finished run as a bundle, updating

@@ -15,6 +15,9 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
+// durationKey names a run's duration, in milliseconds, among its manifest's non-scoring data.
+const durationKey = "duration_ms"
+
 // finished is a run whose reply is captured and waits to be sealed.
 type finished struct {
 	job   *Job
@@ -125,8 +128,9 @@ func (s *sealer) flush() error {
 }
 
 // sealBatch seals every pending run, all or none: the runs' blobs and definitions, the new
-// state of the index of every cell they belong to, then the manifests with one sync and every
-// bundle ref and index ref in one durable write (store.SealAll).
+// state of the index of every cell they belong to, what Options.Verdicts stores, then the
+// manifests with one sync and every bundle ref, index ref and verdict ref in one durable write
+// (store.SealAll).
 func (s *sealer) sealBatch(ctx context.Context, st store.Store) ([]Recorded, error) {
 	out := make([]Recorded, 0, len(s.pending))
 	manifests := make([]store.Manifest, 0, len(s.pending))
@@ -143,11 +147,18 @@ func (s *sealer) sealBatch(ctx context.Context, st store.Store) ([]Recorded, err
 		out = append(out, Recorded{Job: f.job, Bundle: desc.Digest, Manifest: m})
 		manifests = append(manifests, m)
 	}
-	cellRefs, err := updateCells(ctx, st, out)
+	refs, err := updateCells(ctx, st, out)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := store.SealAll(ctx, st, manifests, cellRefs); err != nil {
+	if s.opts.Verdicts != nil {
+		verdicts, err := s.opts.Verdicts(ctx, st, out)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, verdicts...)
+	}
+	if _, err := store.SealAll(ctx, st, manifests, refs); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -182,7 +193,7 @@ func (s *sealer) manifest(ctx context.Context, st store.Store, f finished, trees
 		Outcome:   f.reply.Outcome,
 		Settings:  s.opts.Limits.Settings(),
 		NonScoring: map[string]string{
-			"duration_ms": strconv.FormatInt(f.reply.Duration.Milliseconds(), 10),
+			durationKey: strconv.FormatInt(f.reply.Duration.Milliseconds(), 10),
 		},
 	}
 	if f.reply.Stderr != nil {

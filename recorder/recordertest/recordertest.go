@@ -1,6 +1,7 @@
 // Package recordertest records bundles for the tests and benchmarks of the packages above the
-// recorder (replay, report, the CLI): the oasisctl fixture runs of the shared test data,
-// recorded as `record oasisctl` records them. It is test support only; no production code
+// recorder (replay, report, the CLI, the Eval Library): the oasisctl fixture runs of the shared
+// test data, recorded as `record oasisctl` records them, and Kensa runs holding given span
+// sources, sealed as `kensa run` seals them. It is test support only; no production code
 // imports it.
 package recordertest
 
