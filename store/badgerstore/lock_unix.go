@@ -111,7 +111,11 @@ func lockHolder(dir string) string {
 	return "pid " + strconv.Itoa(pid)
 }
 
-// release drops the lock. Closing the descriptor is what unlocks.
+// release drops the lock. It unlocks explicitly before closing: a flock belongs to the open
+// file description, which a child process started in the meantime shares until its exec
+// closes the copy (close-on-exec), so a close alone would leave the lock held for that window
+// and this process's next open would find its own store "in use" (a runner that starts an
+// agent while it seals runs).
 func (l *dirLock) release() error {
 	if l == nil || l.f == nil {
 		return nil
@@ -119,7 +123,8 @@ func (l *dirLock) release() error {
 	if l.pidFile != "" {
 		os.Remove(l.pidFile)
 	}
+	unlockErr := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	err := l.f.Close()
 	l.f = nil
-	return err
+	return errors.Join(unlockErr, err)
 }
