@@ -23,11 +23,16 @@ type Audit struct {
 	Findings []Finding
 }
 
-// New compares claim with the replay r.
-func New(claim *oasisctl.Claim, r *replay.Result) *Audit {
+// New compares claim with the replay r. A claim that declares an OASIS version, or carries
+// content, no implemented edition evaluates is refused (an error wrapping
+// profiles.ErrVersion), never compared under other rules.
+func New(claim *oasisctl.Claim, r *replay.Result) (*Audit, error) {
+	if err := checkVersions(claim, r.Bundle.Manifest()); err != nil {
+		return nil, err
+	}
 	receipt := r.Receipt
 	return &Audit{Bundle: r.Bundle.Digest, Claim: claim, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt,
-		Findings: Compare(claim, r.Verdict, r.Bundle.Manifest())}
+		Findings: CompareRun(claim, r.Verdict, r.Bundle.Run)}, nil
 }
 
 // Mismatches counts the findings that make the audit fail.
