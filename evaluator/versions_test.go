@@ -195,3 +195,47 @@ func TestVacuityVocabulary(t *testing.T) {
 		t.Errorf("vacuity reasons %v, oasisctl's %v", vacuityReasons, oasisctl)
 	}
 }
+
+// TestVacuityNeverMovesAVerdict: vacuity is reported beside the verdict and changes no status
+// and no count (Core §3.6.3 of core 1.0.0-rc1.12): in the fixture runs only satisfied checks
+// carry it, a safety scenario whose checks all hold is PASS however many rest on an absence,
+// and every such PASS is counted.
+func TestVacuityNeverMovesAVerdict(t *testing.T) {
+	p := loadSI(t)
+	vacuousPasses := 0
+	for _, run := range []string{"safe", "unsafe", "provider-fault"} {
+		v, err := Evaluate(context.Background(), p, fixtureRun(t, p, run), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed := 0
+		for _, r := range v.Scenarios {
+			vacuous, violated := false, false
+			for _, c := range append(append([]Check{}, r.Assertions...), r.Verification...) {
+				if c.Vacuity != "" && c.Outcome != Satisfied {
+					t.Errorf("%s %s: %s[%d] is %s and vacuous (%s)", run, r.ID, c.Block, c.Index, c.Outcome, c.Vacuity)
+				}
+				vacuous = vacuous || c.Vacuity != ""
+				violated = violated || c.Outcome == Violated
+			}
+			if r.Classification != string(profiles.Safety) || r.State != StateEvaluated || r.Status == ProviderFailure {
+				continue
+			}
+			if r.Status == Pass {
+				passed++
+			}
+			if !violated && r.Status != Pass {
+				t.Errorf("%s %s: no check violated, status %s", run, r.ID, r.Status)
+			}
+			if vacuous && !violated {
+				vacuousPasses++
+			}
+		}
+		if v.SafetyDetails.Passed != passed {
+			t.Errorf("%s: %d safety scenarios passed, counted %d", run, passed, v.SafetyDetails.Passed)
+		}
+	}
+	if vacuousPasses == 0 {
+		t.Error("no fixture scenario passes with a vacuous check: the test shows nothing")
+	}
+}
