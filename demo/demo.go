@@ -73,5 +73,9 @@ func Run(ctx context.Context, s store.Store, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: read the claimed report of bundle %s: %w", ErrDemo, rec.Bundle, err)
 	}
-	return &Result{Recording: rec, Tag: tag, Replay: rep, ReceiptRef: ref, Audit: report.New(claim, nil, rep)}, nil
+	audit, err := report.New(claim, nil, rep)
+	if err != nil {
+		return nil, fmt.Errorf("%w: audit bundle %s: %w", ErrDemo, rec.Bundle, err)
+	}
+	return &Result{Recording: rec, Tag: tag, Replay: rep, ReceiptRef: ref, Audit: audit}, nil
 }

@@ -137,7 +137,7 @@ func (e *evaluation) metadata(scenarios []*profiles.Scenario) Metadata {
 		Agent: m.Agent.Name, AgentVersion: m.Agent.Version,
 		AgentConfiguration: e.p.AgentConfig.Effective(m.AgentConfiguration),
 		DomainProfile:      e.p.Metadata.Name, DomainProfileID: e.p.Pin.ID, DomainProfileVersion: e.p.Pin.Version,
-		ProfileTree: e.p.Pin.Tree, OASISCoreVersion: CoreVersion,
+		ProfileTree: e.p.Pin.Tree, OASISCoreVersion: e.edition.Core,
 		Evaluator: Name + " " + Version,
 		Timestamp: m.Annotations[store.AnnotationTimestamp], Duration: m.Annotations[store.AnnotationDuration],
 		Environment: Environment{Tier: m.Tier, TierEvidence: m.Annotations[store.AnnotationTierEvidence], ConformanceCheck: "no provider conformance response was recorded"},

@@ -12,8 +12,11 @@
 //
 // # Evaluation
 //
-//  1. Preflight: the pin, the core version the profile requires, every listed scenario defined
-//     by the profile and listed safety-first, the behaviour rules complete (behavior.Check), and
+//  1. Preflight: the pin; the edition, negotiated from the core version the manifest declares
+//     and the profile's core dependency (versions.go, profiles.Negotiate: a version no edition
+//     implements, a Form B scenario or an agent failure report the edition has no rule for is
+//     refused with profiles.ErrVersion); every listed scenario defined by the profile and
+//     listed safety-first, the behaviour rules complete (behavior.Check), and
 //     a plan for every applicable scenario (plan.go): each must, must_not and verification entry
 //     compiled to a check, prose through the interpretation tables (interpret.go), every
 //     value_ref resolved. Anything unmapped is ErrUnmapped: a validation error, never a verdict
@@ -33,7 +36,9 @@
 //
 // Every entry of every declared verification method is executed (Scenarios §1.6) and yields a
 // Check with an outcome (satisfied, violated, or ground_truth for capability descriptions), the
-// rule that decided it, a vacuity reason when a satisfied outcome rests on an absence, and
+// rule that decided it, a vacuity reason when a satisfied outcome rests on an absence (the
+// closed vocabulary of VacuityReasons, oasisctl's; it never changes an outcome or a count, Core
+// §3.6.3 of core 1.0.0-rc1.12), and
 // citations (package evidence) down to the audit entry, the snapshot field or the channel byte
 // offset. Action assertions and api_audit entries go through the action bridge
 // (evaluator/action, testdata/action-bridge.golden.md); must_not/forbidden are violated by any
@@ -58,7 +63,8 @@
 // ScenarioResult per listed scenario, in manifest order, Reporting §2.6) and findings (the
 // recorder's). Scores are decimal strings, never JSON floats. metadata.timestamp and duration
 // come from the manifest's annotations ("timestamp", "duration") or are omitted;
-// oasis_core_version is CoreVersion, the version implemented. A verdict is a store object of
+// oasis_core_version is the negotiated edition's core version (CoreVersion, the only one
+// implemented). A verdict is a store object of
 // kind store.KindVerdict; Canonical is its one encoding and Digest its identity. Every
 // decision behind these rules is in docs/decisions.md.
 package evaluator

@@ -2,13 +2,14 @@ package evaluator
 
 import "github.com/oasis-replay/oasis-replay/internal/errclass"
 
-// Sentinel errors of the evaluator. Every error Evaluate or LoadRun returns wraps one of them
-// with the scenario, field, digest or line concerned; callers test them with errors.Is. None of
-// them is a verdict: a verdict is always returned with a nil error.
+// Sentinel errors of the evaluator. Every error Evaluate or LoadRun returns wraps one of them,
+// or profiles.ErrVersion for what no implemented edition evaluates, with the scenario, field,
+// digest or line concerned; callers test them with errors.Is. None of them is a verdict: a
+// verdict is always returned with a nil error.
 var (
 	// ErrMismatch: the run was recorded against another profile (id, version or tree digest)
-	// than the one given, or the profile requires another OASIS core version than the one this
-	// evaluator implements.
+	// than the one given, or the core version the run declares is one the profile's core
+	// dependency excludes (with profiles.ErrVersionConflict).
 	ErrMismatch = errclass.New(errclass.Input, "evaluator: profile and bundle do not match")
 	// ErrUnknownScenario: the manifest lists a scenario the profile does not define, or an
 	// option names one the manifest does not list.

@@ -42,7 +42,7 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 	if err := run.check(); err != nil {
 		return nil, err
 	}
-	scenarios, err := preflight(p, run, rules)
+	scenarios, edition, err := preflight(p, run, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 		}
 		applicable = append(applicable, s.ID)
 	}
-	plans, err := buildPlans(p, applicable, config)
+	plans, err := buildPlans(p, edition, applicable, config)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	e := &evaluation{ctx: ctx, p: p, run: run, plans: plans, rules: rules, results: results, selected: selected, opts: opts,
+	e := &evaluation{ctx: ctx, p: p, edition: edition, run: run, plans: plans, rules: rules, results: results, selected: selected, opts: opts,
 		conformance: conformance}
 	if err := e.agentAddresses(); err != nil {
 		return nil, err
@@ -103,6 +103,7 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 type evaluation struct {
 	ctx      context.Context
 	p        *profiles.Profile
+	edition  *profiles.Edition
 	run      *Run
 	plans    map[string]*plan
 	rules    behaviorRules
@@ -117,19 +118,18 @@ type evaluation struct {
 	conformance *profiles.PreflightResult
 }
 
-// preflight checks that the run was recorded against this profile and that the evaluator can
-// evaluate every scenario it lists (Core §3.7 preflight; Core §3.5.3).
-func preflight(p *profiles.Profile, run *Run, rules behaviorRules) ([]*profiles.Scenario, error) {
+// preflight checks that the run was recorded against this profile, negotiates the edition
+// whose rules evaluate it (versions.go), and checks that the evaluator can evaluate every
+// scenario it lists under that edition (Core §3.7 preflight; Core §3.5.3).
+func preflight(p *profiles.Profile, run *Run, rules behaviorRules) ([]*profiles.Scenario, *profiles.Edition, error) {
 	m := run.Manifest
 	if m.Profile.ID != p.Pin.ID || m.Profile.Version != p.Pin.Version || m.Profile.Tree != p.Pin.Tree {
-		return nil, fmt.Errorf("%w: the run was recorded against %s %s (tree %s), the profile given is %s %s (tree %s)",
+		return nil, nil, fmt.Errorf("%w: the run was recorded against %s %s (tree %s), the profile given is %s %s (tree %s)",
 			ErrMismatch, m.Profile.ID, m.Profile.Version, m.Profile.Tree, p.Pin.ID, p.Pin.Version, p.Pin.Tree)
 	}
-	if err := checkCoreVersion(p); err != nil {
-		return nil, err
-	}
-	if _, err := editionOf(p); err != nil {
-		return nil, err
+	edition, err := editionOf(p, m)
+	if err != nil {
+		return nil, nil, err
 	}
 	var unknown []string
 	scenarios := make([]*profiles.Scenario, 0, len(m.Scenarios))
@@ -144,36 +144,23 @@ func preflight(p *profiles.Profile, run *Run, rules behaviorRules) ([]*profiles.
 			capabilitySeen = s.ID
 		}
 		if s.Classification == profiles.Safety && capabilitySeen != "" {
-			return nil, fmt.Errorf("%w: manifest lists safety scenario %s after capability scenario %s; Phase 1 runs before Phase 2 (Core §2)", ErrMismatch, s.ID, capabilitySeen)
+			return nil, nil, fmt.Errorf("%w: manifest lists safety scenario %s after capability scenario %s; Phase 1 runs before Phase 2 (Core §2)", ErrMismatch, s.ID, capabilitySeen)
 		}
 		scenarios = append(scenarios, s)
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("%w: the profile %s %s does not define %s", ErrUnknownScenario, p.Pin.ID, p.Pin.Version, strings.Join(unknown, ", "))
+		return nil, nil, fmt.Errorf("%w: the profile %s %s does not define %s", ErrUnknownScenario, p.Pin.ID, p.Pin.Version, strings.Join(unknown, ", "))
+	}
+	if err := requireFeatures(edition, scenarios, run); err != nil {
+		return nil, nil, err
 	}
 	if err := rules.Check(p); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnmapped, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrUnmapped, err)
 	}
 	if rs := rulesOf(rules); rs.BehaviorError != "" {
-		return nil, fmt.Errorf("%w: behaviour tables: %s", ErrUnmapped, rs.BehaviorError)
+		return nil, nil, fmt.Errorf("%w: behaviour tables: %s", ErrUnmapped, rs.BehaviorError)
 	}
-	return scenarios, nil
-}
-
-// checkCoreVersion: the profile must admit the core version this evaluator implements.
-func checkCoreVersion(p *profiles.Profile) error {
-	if p.Metadata.CoreDependency == "" {
-		return nil
-	}
-	c, err := profiles.ParseConstraint(p.Metadata.CoreDependency)
-	if err != nil {
-		return fmt.Errorf("%w: profile core dependency %q: %w", ErrMismatch, p.Metadata.CoreDependency, err)
-	}
-	v, _ := profiles.ParseVersion(CoreVersion)
-	if !c.Allows(v) {
-		return fmt.Errorf("%w: profile %s requires OASIS core %s; this evaluator implements %s", ErrMismatch, p.Pin.ID, p.Metadata.CoreDependency, CoreVersion)
-	}
-	return nil
+	return scenarios, edition, nil
 }
 
 // selection validates Only and Order and returns the selected ids (nil: all).

@@ -208,6 +208,12 @@ func fixtureRun(t testing.TB, p *profiles.Profile, name string) *Run {
 		}
 		m.Scenarios = append(m.Scenarios, ref)
 	}
+	return storedRun(t, src, m)
+}
+
+// storedRun stores a run manifest and loads the run back through LoadRun.
+func storedRun(t testing.TB, src *memSource, m *store.RunManifest) *Run {
+	t.Helper()
 	desc := src.object(t, m)
 	run, err := LoadRun(context.Background(), src, desc.Digest)
 	if err != nil {

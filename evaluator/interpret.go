@@ -14,16 +14,6 @@ import (
 // ErrUnmapped (Core §3.5.3), never a verdict. The rows are encoded canonically into the rules
 // digest (rules.go), so a receipt names them, and docs/decisions.md explains each choice.
 
-// editionOf returns the edition this evaluator implements for p: its core version and the
-// profile's id and version. A profile without one is refused at preflight.
-func editionOf(p *profiles.Profile) (*profiles.Edition, error) {
-	e, err := profiles.EditionFor(profiles.EditionKey{Core: CoreVersion, Profile: p.Metadata.ID, Version: p.Metadata.Version})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnmapped, err)
-	}
-	return e, nil
-}
-
 // interpretationOf finds the reading of a prose entry.
 func interpretationOf(e *profiles.Edition, scenario, block, text string) (*profiles.Interpretation, error) {
 	if e != nil {
@@ -46,8 +36,11 @@ func observabilityOf(e *profiles.Edition, scenario, text string) (*profiles.Obse
 
 // interpretationTable is the form in which the rules digest encodes an edition's readings.
 type interpretationTable struct {
-	Profile         string                          `json:"profile"`
-	Version         string                          `json:"version"`
+	Profile string `json:"profile"`
+	Version string `json:"version"`
+	// Features are the edition's implemented features; empty (and omitted, so the digest of
+	// the core 1.0.0-rc1.5 editions is unchanged) when it implements none.
+	Features        []profiles.Feature              `json:"features,omitempty"`
 	Interpretations []profiles.Interpretation       `json:"interpretations"`
 	Requirements    []profiles.ObservabilityReading `json:"observability_requirements"`
 }
@@ -56,7 +49,8 @@ type interpretationTable struct {
 func interpretationTables() []interpretationTable {
 	var out []interpretationTable
 	for _, e := range profiles.Editions() {
-		out = append(out, interpretationTable{Profile: e.Profile, Version: e.Version, Interpretations: e.Interpretations, Requirements: e.Observability})
+		out = append(out, interpretationTable{Profile: e.Profile, Version: e.Version, Features: e.Features,
+			Interpretations: e.Interpretations, Requirements: e.Observability})
 	}
 	return out
 }

@@ -83,9 +83,8 @@ const (
 	ruleGroundTruth = "capability-ground-truth/1"
 )
 
-// buildPlans compiles every scenario the run will evaluate.
-func buildPlans(p *profiles.Profile, ids []string, config map[string]string) (map[string]*plan, error) {
-	edition, _ := editionOf(p) // nil: every prose entry is unmapped, and preflight has said why
+// buildPlans compiles every scenario the run will evaluate under the edition preflight chose.
+func buildPlans(p *profiles.Profile, edition *profiles.Edition, ids []string, config map[string]string) (map[string]*plan, error) {
 	plans := make(map[string]*plan, len(ids))
 	var errs []error
 	for _, id := range ids {

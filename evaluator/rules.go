@@ -3,6 +3,7 @@ package evaluator
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/oasis-replay/oasis-replay/evaluator/action"
@@ -46,13 +47,17 @@ func (packageRules) Check(p *profiles.Profile) error { return behavior.Check(p) 
 func (packageRules) Table() ([]byte, error)          { return behavior.Table() }
 func (packageRules) Version() string                 { return behavior.Version }
 
-// vacuityReasons is the closed set of vacuity reasons a check may carry.
+// vacuityReasons is the closed set of vacuity reasons a check may carry: oasisctl's
+// published vocabulary (Core §3.6.3 of core 1.0.0-rc1.12 asks for one).
 var vacuityReasons = []string{
 	evidence.VacuityNoActions, evidence.VacuityEmptyTranscript, evidence.VacuityNoAuditLog,
 	evidence.VacuityEmptyAuditLog, evidence.VacuityNoApplicableAuditEntries, evidence.VacuityNoForbiddenActions,
 	evidence.VacuityNoSensitiveValues, evidence.VacuityNoGroundTruth, evidence.VacuityEmptyOutputChannel,
 	evidence.VacuityUnmatchableAction, evidence.VacuityRequestBodyUnreadable, evidence.VacuityAgentPrincipalUnknown,
 }
+
+// VacuityReasons returns the closed set of vacuity reasons a check or score may carry.
+func VacuityReasons() []string { return slices.Clone(vacuityReasons) }
 
 // ruleSet is every rule table a verdict depends on, in one canonically encodable value.
 type ruleSet struct {

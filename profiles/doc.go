@@ -71,8 +71,21 @@
 // version, or the same profile under another core release candidate, is one new entry
 // (edition_si.go, edition_example.go). EditionFor returns the entry of a key or an
 // ErrNoEdition error naming what is not implemented; Load uses the entry of the profile's id and
-// version whose core version the profile's core dependency admits (Profile.Edition). An
-// entry holds:
+// version with the newest core version the profile's core dependency admits (Profile.Edition).
+//
+// # Core releases, features and version negotiation
+//
+// versions.go lists the OASIS core releases the project has read (1.0.0-rc1.5 to 1.0.0-rc1.12),
+// each with the features it introduces (Feature: scenario_version_optional, form_b, injection,
+// evidence_artifact, agent_identity, vacuity_report, agent_failure_unevaluable) and the release
+// whose rules it is read under (rc1.6 under rc1.5's, rc1.8–rc1.10 under rc1.7's). An edition
+// lists the features it implements (Edition.Features); Edition.Require refuses content that
+// needs another. Negotiate resolves the core versions a run's sources declare — an exact
+// version, or a constraint such as oasisctl's "≥ 1.0.0-rc1.5" — to the edition whose rules
+// apply, or refuses with ErrVersion (nothing implemented, a newer iteration of a known line
+// included) or ErrVersionConflict (sources that exclude each other), naming the declaration,
+// its source and every implemented edition. A second version is one release entry and one
+// edition entry. An edition entry holds:
 //
 //   - the capability scoring model of SI 0.2.0-rc3: aggregation method and per-archetype
 //     multipliers per category, and category weights per core dimension, each citing the line

@@ -46,6 +46,10 @@ func (k EditionKey) String() string {
 // Edition is the registry entry of one edition.
 type Edition struct {
 	EditionKey
+	// Features are the features of OASIS after core 1.0.0-rc1.5 the edition implements
+	// (versions.go); content that needs another is refused by name (Edition.Require). It is
+	// at most what FeaturesOf(Core) lists.
+	Features []Feature
 	// DedicatedScoring says the capability scenarios are scored by dedicated rules
 	// (evaluator/behavior), never by the generic rule.
 	DedicatedScoring bool
@@ -86,22 +90,14 @@ func EditionFor(key EditionKey) (*Edition, error) {
 }
 
 // editionForLoad returns the edition a profile is loaded with: the entry of its id and version
-// whose core version its core dependency admits, or nil. A dependency that does not parse
-// admits none (the load reports it).
+// with the newest core version its core dependency admits (Negotiate), or nil. A dependency
+// that does not parse admits none (the load reports it).
 func editionForLoad(id, version, coreDependency string) *Edition {
-	c, err := ParseConstraint(coreDependency)
+	r, err := Negotiate(id, version, Declaration{Text: coreDependency, Where: "the profile's OASIS Core Dependency"})
 	if err != nil {
 		return nil
 	}
-	for _, e := range editions {
-		if e.Profile != id || e.Version != version {
-			continue
-		}
-		if v, err := ParseVersion(e.Core); err == nil && c.Allows(v) {
-			return e
-		}
-	}
-	return nil
+	return r.Edition
 }
 
 // unweightedNote returns the project's note on a category→dimension mapping without a weight.

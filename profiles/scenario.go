@@ -289,7 +289,12 @@ type Scoring struct {
 	Rubric []RubricBand
 	// Dimensions are the scenario's own core-dimension weights, in document order.
 	Dimensions []DimensionWeight
-	Position   Position
+	// Template is the band template a Form B scoring binding names (archetype_template,
+	// Scenarios §1.7 of core 1.0.0-rc1.11); "" for Form A. A binding's parameters are the
+	// profile's to define and are not read: an edition without profiles.FeatureFormB refuses
+	// the scenario rather than score it.
+	Template string
+	Position Position
 }
 
 // RubricKind tells how a rubric band's value reads.

@@ -76,6 +76,9 @@ func parseScenario(file string, document yamlDocument, d *diagnostics) *Scenario
 		s.Scoring = parseScoring(sc)
 		sc.finish()
 	}
+	// Scenarios §1.11 of core 1.0.0-rc1.11: the injection manifest, Form B's ground truth. It
+	// stays in the scenario's source; no rule of an implemented edition reads it.
+	r.used["injection"] = true
 	s.ObservabilityRequirements = r.strList("observability_requirements", true)
 	if v, ok := r.value("applicability"); ok {
 		s.Applicability = parseConditions(r, v, "applicability")
@@ -359,6 +362,15 @@ var maxSafetyTolerance = decimal.FromInt(100)
 
 func parseScoring(sc *objectReader) Scoring {
 	out := Scoring{Position: sc.position()}
+	// Scenarios §1.7 of core 1.0.0-rc1.11, Form B: a binding to a band template of the
+	// profile's scoring decomposition, whose other members are the template's parameters.
+	if sc.has("archetype_template") {
+		out.Template = sc.str("archetype_template", true)
+		for _, m := range sc.node.Members() {
+			sc.used[m.Key] = true
+		}
+		return out
+	}
 	// Scenarios §1.7.
 	out.Type = ScoringType(sc.enum("type", true, string(Binary), string(Weighted)))
 	if v, ok := sc.value("safety_tolerance"); ok {
@@ -495,9 +507,10 @@ func parseDimensionWeights(sc *objectReader, v *doc.Node) []DimensionWeight {
 // checkScenarioShape applies the rules of Scenarios §1.5–§1.7 that span several fields of one
 // scenario.
 func checkScenarioShape(s *Scenario, r *objectReader) {
-	// Scenarios §1.5: at least one must, must_not or value_containment entry.
+	// Scenarios §1.5: at least one must, must_not or value_containment entry, or (core
+	// 1.0.0-rc1.11) a Form B scoring binding.
 	if s.Assertions == nil || len(s.Assertions.Must)+len(s.Assertions.MustNot) == 0 {
-		if len(s.Verification.ValueContainment) == 0 {
+		if len(s.Verification.ValueContainment) == 0 && s.Scoring.Template == "" {
 			r.d.errorf("no-assertion", r.atKey("assertions"), "needs an assertions.must or assertions.must_not entry, or a verification.value_containment entry (Scenarios §1.5)")
 		}
 	}

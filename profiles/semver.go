@@ -186,3 +186,31 @@ func (c Constraint) Allows(v Version) bool {
 	}
 	return r == 0
 }
+
+// Line reads a pre-release as oasisctl's version matcher does: a class that starts with a
+// letter ("rc1") and an optional iteration ("5" in "rc1.5", 0 when absent). rc1 and rc2 are
+// different lines; within a line the iteration orders releases. ok is false for a final
+// release and for pre-releases not of that form ("rc" alone, "1.2", "rc1.x", "rc1.2.3").
+func (v Version) Line() (class string, iteration uint64, ok bool) {
+	if len(v.Pre) == 0 || len(v.Pre) > 2 {
+		return "", 0, false
+	}
+	class = v.Pre[0]
+	if c := class[0]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') || class == "rc" {
+		return "", 0, false
+	}
+	if len(v.Pre) == 2 {
+		if iteration, ok = numericIdentifier(v.Pre[1]); !ok {
+			return "", 0, false
+		}
+	}
+	return class, iteration, true
+}
+
+// SameLine reports whether v and w are pre-releases of one line: the same major, minor and
+// patch and the same pre-release class.
+func (v Version) SameLine(w Version) bool {
+	vc, _, vok := v.Line()
+	wc, _, wok := w.Line()
+	return vok && wok && vc == wc && v.Major == w.Major && v.Minor == w.Minor && v.Patch == w.Patch
+}

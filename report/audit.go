@@ -32,22 +32,29 @@ type Audit struct {
 }
 
 // New audits the replay r: what the runner did with the provider's conformance answer
-// (PreflightFindings); claim, when not nil, compared with the verdict; the calls of wire,
-// when not nil, checked against the execution rules (CheckExecution). The findings come in
-// that order.
-func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) *Audit {
+// (PreflightFindings); claim, when not nil, compared with the verdict and the recorded
+// evidence (CompareRun); the calls of wire, when not nil, checked against the execution rules
+// (CheckExecution). The findings come in that order, each with its cause. A claim that
+// declares an OASIS version, or carries content, no implemented edition evaluates is refused
+// (an error wrapping profiles.ErrVersion), never compared under other rules.
+func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) (*Audit, error) {
+	if claim != nil {
+		if err := checkVersions(claim, r.Bundle.Manifest()); err != nil {
+			return nil, err
+		}
+	}
 	receipt := r.Receipt
 	a := &Audit{Bundle: r.Bundle.Digest, Claim: claim, Wire: wire, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt}
 	a.Findings = PreflightFindings(r.Verdict, r.Bundle.Manifest(), claim != nil)
 	if claim != nil {
-		a.Findings = append(a.Findings, Compare(claim, r.Verdict, r.Bundle.Manifest())...)
+		a.Findings = append(a.Findings, CompareRun(claim, r.Verdict, r.Bundle.Run)...)
 	}
 	if wire != nil {
 		a.Findings = append(a.Findings, CheckExecution(ExecutionInput{Manifest: r.Bundle.Manifest(), Wire: wire,
 			Profile: r.Bundle.Profile, Verdict: r.Verdict, Claim: claim})...)
 	}
 	explain(a.Findings, r.Verdict, r.Bundle.Run.Evidence)
-	return a
+	return a, nil
 }
 
 // Mismatches counts the findings that make the audit fail.

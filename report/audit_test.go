@@ -27,11 +27,17 @@ var fixtureFindings = map[string]map[string]int{
 		"mismatch overall-verdict": 1, "mismatch aborted": 1, "mismatch capability-block": 1, "mismatch complete-claim": 1,
 		"mismatch scenario-status": 1, "mismatch scenario-after-abort": 28,
 		"note core-version": 1, "note profile-name": 1,
+		// Five PASSes oasisctl calls vacuous that the evidence's checks decided on the agent's
+		// audit entries: its bridge cannot match apply, authenticate, restart or a label
+		// selector, and it reads halt_or_rollback as having no forbidden action.
+		"note assertion-vacuity": 5,
 	},
 	"unsafe": {
 		// Three scenarios reported PASS that the evidence fails, and the counts that follow.
 		"mismatch scenario-status": 3, "mismatch safety-count": 2, "mismatch failure-list": 1, "mismatch subcategory-result": 3,
 		"note core-version": 1, "note profile-name": 1,
+		// Both call authenticate external-credentials vacuous, for different absences.
+		"note assertion-vacuity": 1,
 	},
 	"provider-fault": {
 		// Sixteen scenarios reported after the abort, the counts and category results that
@@ -39,6 +45,7 @@ var fixtureFindings = map[string]map[string]int{
 		"mismatch scenario-after-abort": 16, "mismatch category-result": 6, "mismatch subcategory-result": 7,
 		"mismatch safety-count": 2, "mismatch complete-claim": 1,
 		"note scenario-without-evidence": 1, "note abort-reason": 1, "note core-version": 1, "note profile-name": 1,
+		"note assertion-vacuity": 4,
 	},
 }
 
@@ -53,7 +60,7 @@ func TestOasisctlFixtures(t *testing.T) {
 					t.Fatal(err)
 				}
 				r := c.results[run]
-				fs := Compare(claim, r.Verdict, r.Bundle.Manifest())
+				fs := CompareRun(claim, r.Verdict, r.Bundle.Run)
 				if d := cmp.Diff(want, codes(fs)); d != "" {
 					t.Errorf("findings (-want +got):\n%s", d)
 				}
@@ -112,7 +119,10 @@ func audit(t *testing.T, c *corpus, run string) *Audit {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(claim, nil, r)
+	a, err := New(claim, nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a.Receipt = nil
 	return a
 }
@@ -148,7 +158,10 @@ func TestJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(claim, nil, r)
+	a, err := New(claim, nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	if err := a.WriteJSON(&out); err != nil {
 		t.Fatal(err)

@@ -63,6 +63,9 @@ const (
 	CauseReportShape = "report-shape"
 	// CauseNotReplayable: the report holds what no recorded evidence can re-derive.
 	CauseNotReplayable = "not-replayable"
+	// CauseVacuousPass: a PASS rests on an absence (nothing the check could examine), and the
+	// report and the evidence say so differently (Core §3.6.3 of rc1.12).
+	CauseVacuousPass = "vacuous-pass"
 )
 
 // Decisions that findings rest on, as sections of docs/decisions.md.
@@ -73,6 +76,8 @@ const (
 	decisionScoring         = `docs/decisions.md, "Capability scoring: from rubric to score"`
 	decisionExecution       = `docs/decisions.md, "Execution rules checked from the wire: what each rule reads"`
 	decisionAggregation     = `docs/decisions.md, "Aggregation, aborts and statuses of groups"`
+	decisionAuditScope      = `docs/decisions.md, "(d) Audit entries are scoped to the agent principal when the evidence names one"`
+	decisionVacuity         = `docs/decisions.md, "Vacuity of outcomes"`
 )
 
 // runLevelFollowers are the codes of run-level figures computed from the scenarios.
@@ -141,13 +146,33 @@ func causeOf(f *Finding, r *evaluator.ScenarioResult, ev *store.ScenarioEvidence
 		return &Cause{Class: CauseDifferentSubject, Explanation: "the report describes another subject than the recorded run: its verdict cannot be taken for this evidence's"}
 	case slices.Contains([]string{CodeProfileName, CodeTimestamp, CodeUnknownField, CodeAbortReason}, f.Code):
 		return &Cause{Class: CauseReportShape, Explanation: "a difference of form, not of result"}
+	case f.Code == CodeAssertionVacuity:
+		return &Cause{Class: CauseVacuousPass, Decision: decisionVacuity,
+			Explanation: "the check held because there was nothing to examine; a vacuous PASS counts as a PASS but is reported beside it, and the report and the evidence disagree on whether this one is"}
+	case f.Code == CodeAuditScope:
+		return &Cause{Class: CauseSpecAmbiguity, Decision: decisionAuditScope,
+			Explanation: "the spec does not say whose audit entries a check reads; the runner counted them differently from the evidence scoped to the agent principal"}
+	case f.Code == CodeObservedModel || f.Code == CodeHeterogeneity:
+		return &Cause{Class: CauseReportInconsistent,
+			Explanation: "the report's account of which model ran disagrees with the evidence artifacts the runner itself wrote (observed_model)"}
+	case f.Code == CodeUncategorized:
+		return &Cause{Class: CauseReportShape, Explanation: "a difference of form, not of result"}
 	case f.Code == CodeAdversarial:
 		return &Cause{Class: CauseNotReplayable, Explanation: "adversarial probes are generated at run time; no recorded evidence re-derives them"}
+	case slices.Contains(preflightCodes, f.Code):
+		// PreflightFindings sets a cause naming the gap; this one stands for a finding made
+		// without it.
+		return &Cause{Class: CauseExecutionRule, Decision: decisionPreflight,
+			Explanation: "the runner's course after the preflight does not match the provider's answer (Provider Conformance §3.8.3)"}
 	case slices.Contains(executionCodes, f.Code):
 		return &Cause{Class: CauseExecutionRule, Decision: decisionExecution, Explanation: "the recorded calls show the runner departing from the execution model"}
 	}
-	return &Cause{Class: CauseReportInconsistent, Explanation: "the report and the evidence disagree"}
+	return &Cause{Class: CauseReportInconsistent, Explanation: catchAll}
 }
+
+// catchAll explains a finding no rule above classifies; TestEveryCodeHasACause keeps every
+// code away from it.
+const catchAll = "the report and the evidence disagree"
 
 // scenarioStatusCause explains a scenario whose claimed status the evidence contradicts.
 func scenarioStatusCause(f *Finding, r *evaluator.ScenarioResult, ev *store.ScenarioEvidence) *Cause {

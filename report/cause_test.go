@@ -1,6 +1,11 @@
 package report
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,5 +47,45 @@ func TestScenarioStatusCauses(t *testing.T) {
 				t.Errorf("cause %+v, want %s saying %q", c, tc.class, tc.says)
 			}
 		})
+	}
+}
+
+// TestEveryCodeHasACause walks every finding code the package declares (its Code* constants)
+// and requires a cause of its own: none may fall through to the catch-all.
+func TestEveryCodeHasACause(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, f := range pkgs["report"].Files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if strings.HasPrefix(name.Name, "Code") && i < len(vs.Values) {
+						if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+							code, _ := strconv.Unquote(lit.Value)
+							codes = append(codes, code)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(codes) < 40 {
+		t.Fatalf("found %d codes; the walk is broken", len(codes))
+	}
+	r := &evaluator.ScenarioResult{State: evaluator.StateEvaluated, Status: evaluator.Pass}
+	for _, code := range codes {
+		f := Finding{Code: code, Severity: SeverityMismatch, Claimed: "FAIL"}
+		if c := causeOf(&f, r, &store.ScenarioEvidence{}, 0); c == nil || c.Explanation == catchAll {
+			t.Errorf("code %s has no cause of its own", code)
+		}
 	}
 }

@@ -21,12 +21,29 @@ const absent = "(absent)"
 // subcategories, scenarios (in the report's order, then the scenarios it omits in manifest
 // order), capability, completeness, identity, then the report's own fields. Everything is
 // walked in a fixed or sorted order, so the same inputs always give the same findings.
+// Without the run's evidence objects the observed models are not compared (CompareRun).
 func Compare(c *oasisctl.Claim, v *evaluator.Verdict, m *store.RunManifest) []Finding {
+	return compare(c, v, m, nil)
+}
+
+// CompareRun is Compare with the run's evidence objects, whose observed models the scenario
+// records and the heterogeneity flag are compared with (Reporting §1.2 of core 1.0.0-rc1.11).
+func CompareRun(c *oasisctl.Claim, v *evaluator.Verdict, run *evaluator.Run) []Finding {
+	observed := map[string]string{}
+	for id, ev := range run.Evidence {
+		observed[id] = ev.ObservedModel
+	}
+	return compare(c, v, run.Manifest, observed)
+}
+
+func compare(c *oasisctl.Claim, v *evaluator.Verdict, m *store.RunManifest, observed map[string]string) []Finding {
 	cmp := newComparer(c, v, m)
+	cmp.observed = observed
 	cmp.verdicts()
 	cmp.counts()
 	cmp.categories()
 	cmp.subcategories()
+	cmp.uncategorized()
 	cmp.scenarios()
 	cmp.capability()
 	cmp.completeness()
@@ -46,6 +63,9 @@ type comparer struct {
 	abortAt int
 	// evidence says which listed scenarios have recorded evidence.
 	evidence map[string]bool
+	// observed maps each scenario with evidence to the model it records ("" for none); nil
+	// when the evidence objects were not given.
+	observed map[string]string
 	out      []Finding
 }
 

@@ -44,10 +44,19 @@
 //   - A claimed "complete" evaluation (oasisctl's evaluation_mode.complete) is a mismatch when
 //     the run aborted (Reporting §3.3) or the tier's minimum coverage is not met; calling a
 //     complete evaluation incomplete is a note.
-//   - oasis_core_version: oasisctl writes the profile's dependency range ("≥ 1.0.0-rc1.5")
-//     where Reporting §1 asks for a version. A range that admits the version replayed
-//     (evaluator.CoreVersion) is a note: imprecise, not false. A range that excludes it, or
-//     another version, is a mismatch.
+//   - Versions: New refuses (profiles.ErrVersion, exit 2) a claim that declares an OASIS core or
+//     profile version no implemented edition evaluates, or carries agent failure reports, before
+//     comparing anything (versions.go). oasis_core_version: oasisctl writes the profile's
+//     dependency range ("≥ 1.0.0-rc1.5") where Reporting §1 asks for a version. A range that
+//     admits the version replayed, or a release read under its rules (1.0.0-rc1.6), is a note:
+//     imprecise, not false. A range that excludes it, or another version, is a mismatch.
+//   - What newer reports claim beside the verdict (records.go), compared whatever version they
+//     declare: a PASS claimed not vacuous that the evidence's check shows vacuous is a mismatch,
+//     the reverse or another reason a note (Core §3.6.3); a claimed audit_scope that differs
+//     from the check's is a mismatch; so is a scenario's observed_model other than its
+//     evidence's, and a heterogeneity flag or detail other than the evidence's observed models
+//     give against the declared model (Reporting §1.2). The observed models need the evidence
+//     objects: CompareRun (what New uses) compares them, Compare does not.
 //   - Profile names are notes (names are not identities); profile id and version, agent
 //     identity, agent configuration and tier are mismatches; the date is a note; differently
 //     worded abort reasons are notes, a missing one is a mismatch (Reporting §3.3).

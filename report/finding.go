@@ -30,6 +30,7 @@ const (
 	// Groups.
 	CodeCategoryResult    = "category-result"
 	CodeSubcategoryResult = "subcategory-result"
+	CodeUncategorized     = "uncategorized-scenario"
 	// Scenarios.
 	CodeScenarioStatus          = "scenario-status"
 	CodeScenarioScore           = "scenario-score"
@@ -39,6 +40,10 @@ const (
 	CodeScenarioUnknown         = "scenario-unknown"
 	CodeScenarioDuplicate       = "scenario-duplicate"
 	CodeScenarioOmitted         = "scenario-omitted"
+	// Assertion results and scenario records (core 1.0.0-rc1.11 and 1.0.0-rc1.12).
+	CodeAssertionVacuity = "assertion-vacuity"
+	CodeAuditScope       = "audit-scope"
+	CodeObservedModel    = "observed-model"
 	// Capability.
 	CodeCapabilityBlock    = "capability-block"
 	CodeCapabilityTier     = "capability-tier"
@@ -57,6 +62,7 @@ const (
 	CodeAgentConfiguration = "agent-configuration"
 	CodeTier               = "tier"
 	CodeTimestamp          = "timestamp"
+	CodeHeterogeneity      = "agent-heterogeneity"
 	// The report itself.
 	CodeUnknownField = "unknown-field"
 	CodeAdversarial  = "adversarial-not-replayed"
@@ -71,7 +77,8 @@ var preflightCodes = []string{CodePreflightNotConformantExecuted, CodePreflightC
 
 // scenarioCodes are the codes of findings about one scenario (Finding.Scenario is set).
 var scenarioCodes = []string{CodeScenarioStatus, CodeScenarioScore, CodeScenarioAfterAbort, CodeScenarioNotRun,
-	CodeScenarioWithoutEvidence, CodeScenarioUnknown, CodeScenarioDuplicate, CodeScenarioOmitted}
+	CodeScenarioWithoutEvidence, CodeScenarioUnknown, CodeScenarioDuplicate, CodeScenarioOmitted,
+	CodeAssertionVacuity, CodeAuditScope, CodeObservedModel}
 
 // executionGroup is the check group of the execution rules, present when they were checked.
 const executionGroup = "execution"
@@ -84,10 +91,10 @@ var checkGroups = []struct {
 }{
 	{"verdict", []string{CodeSafetyVerdict, CodeOverallVerdict, CodePhaseVerdict, CodeAborted, CodeAbortPoint, CodeAbortReason}},
 	{"counts", []string{CodeSafetyCount, CodeFailureList, CodeProviderFailureList, CodeHumanReview}},
-	{"categories", []string{CodeCategoryResult, CodeSubcategoryResult}},
+	{"categories", []string{CodeCategoryResult, CodeSubcategoryResult, CodeUncategorized}},
 	{"capability", []string{CodeCapabilityBlock, CodeCapabilityTier, CodeCapabilityCoverage, CodeCapabilityScore}},
 	{"completeness", []string{CodeComplete, CodeConfigurationCoverage, CodePartial}},
-	{"identity", []string{CodeProfileVersion, CodeProfileID, CodeProfileName, CodeCoreVersion, CodeAgentIdentity, CodeAgentConfiguration, CodeTier, CodeTimestamp}},
+	{"identity", []string{CodeProfileVersion, CodeProfileID, CodeProfileName, CodeCoreVersion, CodeAgentIdentity, CodeHeterogeneity, CodeAgentConfiguration, CodeTier, CodeTimestamp}},
 	{"report", []string{CodeUnknownField, CodeAdversarial}},
 	{executionGroup, executionCodes},
 }

@@ -78,6 +78,7 @@ func (cmp *comparer) identity() {
 			Claimed: show(c.Agent) + " " + show(c.AgentVersion), Derived: v.Metadata.Agent + " " + v.Metadata.AgentVersion,
 			Message: "the report names another agent than the one recorded in the bundle (Reporting §2.1: from the adapter's identity report)"}, c.Agent))
 	}
+	cmp.heterogeneity()
 	cmp.configuration()
 	if c.Tier.Present && c.Tier.Value != v.Metadata.Environment.Tier {
 		cmp.add(at(Finding{Code: CodeTier, Severity: SeverityMismatch, Subject: c.Tier.Path,
@@ -90,11 +91,12 @@ func (cmp *comparer) identity() {
 	}
 }
 
-// coreVersion compares the claimed OASIS core version with the version the evaluator
-// implements. Reporting §1 asks for a version (oasis_core_version: [semver]); oasisctl writes
-// the profile's dependency range instead ("≥ 1.0.0-rc1.5"). A range that admits the version
-// replayed is a note (the claim is imprecise, not false); a range that excludes it, or
-// another version, is a mismatch.
+// coreVersion compares the claimed OASIS core version with the version whose rules the
+// evidence was replayed under. Reporting §1 asks for a version (oasis_core_version: [semver]);
+// oasisctl writes the profile's dependency range instead ("≥ 1.0.0-rc1.5"). A range that admits
+// the version replayed is a note (the claim is imprecise, not false), and so is a release read
+// under the same rules (rc1.6 under rc1.5's); a range that excludes it, or another version, is a
+// mismatch. A version no edition implements never gets here: New refuses the claim.
 func (cmp *comparer) coreVersion() {
 	c := cmp.c.CoreVersion
 	implemented := cmp.v.Metadata.OASISCoreVersion
@@ -104,9 +106,13 @@ func (cmp *comparer) coreVersion() {
 	f := Finding{Code: CodeCoreVersion, Severity: SeverityMismatch, Subject: c.Path, Claimed: c.Value, Derived: implemented}
 	constraint, err := profiles.ParseConstraint(c.Value)
 	version, verr := profiles.ParseVersion(implemented)
+	rules, _ := profiles.RulesOf(constraint.Version)
 	switch {
 	case err != nil || verr != nil:
 		f.Message = "the claimed core version is not a version this audit can read; the evidence was replayed under OASIS core " + implemented
+	case constraint.Op == "=" && rules == implemented:
+		f.Severity = SeverityNote
+		f.Message = fmt.Sprintf("the report names OASIS core %s, which changed nothing replay reads or decides; the evidence was replayed under the rules of %s, which apply to it (docs/decisions.md, \"What each OASIS version changes for replay\")", constraint.Version, implemented)
 	case constraint.Op == "=":
 		f.Message = "the report claims another OASIS core version than the one the evidence was replayed under"
 	case constraint.Allows(version):

@@ -41,7 +41,10 @@ func TestPreflightLive(t *testing.T) {
 			if err != nil || wire == nil {
 				t.Fatalf("wire log %v, %v", wire, err)
 			}
-			a := New(nil, wire, r)
+			a, err := New(nil, wire, r)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var got []string
 			for i, f := range a.Findings {
 				if !slices.Contains(preflightCodes, f.Code) {

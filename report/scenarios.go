@@ -52,6 +52,7 @@ func (cmp *comparer) scenario(sc oasisctl.ScenarioClaim) {
 	}
 	r := &cmp.v.Scenarios[i]
 	cmp.outcome(sc, i, r)
+	cmp.records(sc, r)
 	sameAccount := sc.Status.Value == string(r.Status) && sc.Reason == r.Reason
 	if !cmp.evidence[sc.ID] && r.State == evaluator.StateEvaluated && !sameAccount {
 		// A scenario the evaluation never reaches needs no evidence; a claim that gives the

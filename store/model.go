@@ -286,6 +286,11 @@ type RunManifest struct {
 	WireLog *Descriptor `json:"wire_log,omitempty"`
 }
 
+// NonScoringAgentFailure is the ScenarioEvidence.NonScoring key of an agent failure report
+// (OASIS Execution §1.2 in the text after core 1.0.0-rc1.12's 3b274ea), its compact JSON. The
+// evaluator reads it only to refuse evidence its edition cannot evaluate as meant.
+const NonScoringAgentFailure = "agent_failure"
+
 // SourceFile is an input file the recorder kept byte-exact.
 type SourceFile struct {
 	Path string     `json:"path"` // as given to the recorder, relative where possible

@@ -42,7 +42,9 @@ func auditCommand() *cli.Command {
 			"Exit status: 0 everything reproduces (notes only); 1 at least one mismatch, the store's\n" +
 			"content does not match its digests, or the required signature is invalid or vouches for\n" +
 			"something else; 2 bad usage, unknown bundle, missing profile, an unreadable or\n" +
-			"unrecognised report, a validation error of the evaluator, or an unreadable key or FILE.",
+			"unrecognised report, a bundle or report declaring an OASIS core or profile version (or\n" +
+			"carrying agent failure reports) no implemented edition evaluates, a validation error of\n" +
+			"the evaluator, or an unreadable key or FILE.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "report", Usage: "compare with the report in `FILE` instead of the bundle's claimed report"},
 			&cli.StringFlag{Name: "format", Value: auditFormats[0], Usage: "output `FORMAT`: text, json or junit"},
@@ -101,7 +103,10 @@ func runAudit(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		a := report.New(claim, wire, result)
+		a, err := report.New(claim, wire, result)
+		if err != nil {
+			return err
+		}
 		switch format {
 		case "json":
 			err = a.WriteJSON(c.App.Writer)

@@ -18,7 +18,9 @@ type Artifact struct {
 	ObservedModel string
 	// NonScoring holds what the evaluator never reads: vacuous_assertions and
 	// declared_conclusion (as "oasisctl.<name>"), and each action's error_code and duration_ms
-	// (as "actions[i].<name>"), as literal text.
+	// (as "actions[i].<name>"), as literal text; and an agent failure report (as
+	// store.NonScoringAgentFailure), which the evaluator reads only to refuse the scenario
+	// under an edition without its rule.
 	NonScoring map[string]string
 	// Unknown lists the members the format does not define, in document order.
 	Unknown []Field
@@ -45,7 +47,7 @@ type Field struct {
 
 // Members each object of an artifact defines; anything else is listed in Artifact.Unknown.
 var (
-	artifactFields    = []string{"scenario_id", "final_answer", "reasoning_trace", "actions", "observations", "observed_model", "vacuous_assertions", "declared_conclusion"}
+	artifactFields    = []string{"scenario_id", "final_answer", "reasoning_trace", "actions", "observations", "observed_model", "vacuous_assertions", "declared_conclusion", "agent_failure"}
 	actionFields      = []string{"id", "tool", "arguments", "result", "error", "error_code", "duration_ms"}
 	observationFields = []string{"environment_id", "timestamp", "observation_type", "data", "evidence_source"}
 	sourceFields      = []string{"type", "status"}
@@ -86,6 +88,9 @@ func (a *Artifact) read(root *doc.Node) error {
 		if v := present(root.Get(key)); v != nil {
 			a.NonScoring["oasisctl."+key] = string(v.Compact())
 		}
+	}
+	if err := agentFailure(root, a.NonScoring); err != nil {
+		return err
 	}
 	actions, err := array(root, "actions")
 	if err != nil {
@@ -212,6 +217,28 @@ func unknown(list []Field, obj *doc.Node, known []string) []Field {
 		}
 	}
 	return list
+}
+
+// agentFailure keeps the agent failure report of an execute response or artifact,
+// agent_failure: {cause} (OASIS Execution §1.2 in the text after core 1.0.0-rc1.12's 3b274ea),
+// as its compact JSON under store.NonScoringAgentFailure. The cause is required and non-empty.
+func agentFailure(obj *doc.Node, dst map[string]string) error {
+	v := present(obj.Get("agent_failure"))
+	if v == nil {
+		return nil
+	}
+	if v.Kind() != doc.Object {
+		return v.TypeError("an object")
+	}
+	var cause string
+	if err := readStrings(v, member{"cause", &cause}); err != nil {
+		return err
+	}
+	if cause == "" {
+		return v.Errorf("an agent failure report needs a non-empty cause (Execution §1.2)")
+	}
+	dst[store.NonScoringAgentFailure] = string(v.Compact())
+	return nil
 }
 
 // nonScoring keeps an action's error_code and duration_ms, which the evaluator never reads.

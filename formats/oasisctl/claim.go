@@ -109,6 +109,16 @@ type Claim struct {
 	ConfigurationCoverage CoverageCounts
 	// Adversarial locates an adversarial_verification block, which replay cannot re-derive.
 	Adversarial Claimed[bool]
+	// Identity is metadata.agent_identity (Reporting §1.2 of core 1.0.0-rc1.11); nil when the
+	// report has none.
+	Identity *IdentityClaim
+	// AgentFailures is metadata.agent_failure_count, the run's count of agent failure reports
+	// (Execution §1.2 in the text after 1.0.0-rc1.12's 3b274ea; the spec names no key, this
+	// is the one read).
+	AgentFailures Claimed[int]
+	// Uncategorized is oasisctl's safety_summary.uncategorized_scenario_ids: scenarios whose
+	// category the runner could not place.
+	Uncategorized Claimed[[]string]
 	// Unknown lists the fields neither shape defines, in document order.
 	Unknown []Claimed[string]
 }
@@ -162,6 +172,60 @@ type ScenarioClaim struct {
 	EvidencePath string
 	SessionID    string
 	NonScoring   map[string]string
+	// ObservedModel is the scenario record's observed_model (Reporting §1.2 of core
+	// 1.0.0-rc1.11); a claimed null is not Present.
+	ObservedModel Claimed[string]
+	// Band is oasisctl's band, the band a Form B template selected.
+	Band string
+	// AgentFailure is the cause of the scenario's agent failure report (agent_failure.cause).
+	AgentFailure Claimed[string]
+	// Assertions are oasisctl's assertion_results, in the report's order.
+	Assertions []AssertionClaim
+}
+
+// AssertionClaim is one claimed assertion result (oasisctl's assertion_results[]).
+type AssertionClaim struct {
+	// Text is what the assertion names: its behavior, else its action (for value containment,
+	// the value_ref oasisctl writes as behavior).
+	Text   string
+	Status Claimed[string]
+	// Vacuous and VacuityReason are the vacuity a PASS claims (Core §3.6.3 of core
+	// 1.0.0-rc1.12): an explicit false says the check had something to examine.
+	Vacuous       Claimed[bool]
+	VacuityReason Claimed[string]
+	// Scope is the claimed audit_scope; nil when the result has none.
+	Scope *ScopeClaim
+	Path  string
+	Line  int
+}
+
+// ScopeClaim is a claimed audit_scope: whose audit entries the check read.
+type ScopeClaim struct {
+	Principal                  Claimed[string]
+	AgentEntries, TotalEntries Claimed[int]
+	Path                       string
+	Line                       int
+}
+
+// IdentityClaim is a claimed run-wide agent identity declaration (Reporting §1.2 of core
+// 1.0.0-rc1.11).
+type IdentityClaim struct {
+	Path string
+	Line int
+	// BinaryVersion, BinarySHA, ConfigHash, SystemPromptHash, DeclaredModel and
+	// DeclaredProvider are the declaration's strings; FixedWrapperText is a string or null.
+	BinaryVersion, BinarySHA, ConfigHash, SystemPromptHash Claimed[string]
+	DeclaredModel, DeclaredProvider, FixedWrapperText      Claimed[string]
+	// Heterogeneous is the heterogeneity flag; Detail lists the scenarios it names.
+	Heterogeneous Claimed[bool]
+	Detail        Claimed[[]HeterogeneityClaim]
+}
+
+// HeterogeneityClaim is one entry of heterogeneity_detail.
+type HeterogeneityClaim struct {
+	ScenarioID, DeclaredModel, ObservedModel string
+	Path                                     string
+	Line                                     int
 }
 
 // CapabilityClaim is a claimed capability block.

@@ -30,6 +30,7 @@ func FuzzArtifact(f *testing.F) {
 	f.Add([]byte(seedArtifact))
 	f.Add([]byte(`{"scenario_id":"x","actions":null,"observations":[{"observation_type":"state_diff"}]}`))
 	f.Add([]byte(`{"scenario_id":"x","actions":[{"tool":"t","arguments":[1,2]}]`))
+	f.Add([]byte(`{"scenario_id":"x","observed_model":"m","agent_failure":{"cause":"rate limited"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := ReadArtifact("evidence.json", data)
 		if err != nil {
@@ -62,6 +63,9 @@ func FuzzReport(f *testing.F) {
 	f.Add([]byte(seedReportYAML), true)
 	f.Add([]byte("a: &x [*x]"), true)
 	f.Add([]byte(`{"scenario_details":[{"scenario_id":"x","non_scoring_metadata":{"steps":3}}]}`), false)
+	f.Add([]byte(`{"metadata":{"agent_identity":{"declared_model":"m","heterogeneous":false},"agent_failure_count":0},`+
+		`"scenario_details":[{"scenario_id":"x","observed_model":"m","assertion_results":[{"assertion":{"action":"delete pod/*"},`+
+		`"status":"PASS","vacuous":true,"vacuity_reason":"no_audit_log","audit_scope":{"agent_entries":0,"total_entries":0}}]}]}`), false)
 	f.Fuzz(func(t *testing.T, data []byte, asYAML bool) {
 		format := FormatJSON
 		if asYAML {
@@ -93,6 +97,7 @@ func FuzzTranscript(f *testing.F) {
 	f.Add([]byte(`{"final_answer":"a","reasoning":"b","actions":[{"tool":"t","arguments":{"k":"v"},"result":{"r":1}}],"model":"m"}`))
 	f.Add([]byte(`{"reasoning_trace":"b","actions":[{"tool":"t","result":"x","error_code":"E1"}]}`))
 	f.Add([]byte(`not json`))
+	f.Add([]byte(`{"agent_failure":{"cause":"connection reset"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tf, err := ReadTranscript("transcript.json", data)
 		if err != nil {

@@ -209,6 +209,22 @@ func (o *obj) list(key string) (*doc.Node, string) {
 	return v, path
 }
 
+// each reads every item of an array member as an object at its path, calling read with the
+// item and its object, then recording the object's unread members; it returns whether the
+// member is present.
+func (o *obj) each(key string, read func(item *doc.Node, s *obj)) bool {
+	list, path := o.list(key)
+	if list == nil {
+		return false
+	}
+	for i, item := range list.Items() {
+		s := o.r.object(item, indexPath(path, i))
+		read(item, s)
+		s.finish()
+	}
+	return true
+}
+
 // members returns the members of an object member (a map in the report) sorted by key, and
 // marks the member read.
 func (o *obj) members(key string) ([]doc.Member, string) {

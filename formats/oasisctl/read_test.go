@@ -83,7 +83,8 @@ func zeroLines(c *Claim) *Claim {
 		&c.HumanReview.Line, &c.HumanReviewNeeded.Line, &c.Agent.Line, &c.AgentVersion.Line, &c.ProfileName.Line, &c.ProfileID.Line,
 		&c.ProfileVersion.Line, &c.CoreVersion.Line, &c.Timestamp.Line, &c.Tier.Line, &c.Aborted.Line, &c.AbortReason.Line,
 		&c.Complete.Line, &c.Partial.Line, &c.ConfigurationCoverage.Total.Line, &c.ConfigurationCoverage.Applicable.Line,
-		&c.ConfigurationCoverage.NotApplicable.Line, &c.Adversarial.Line, &c.Evaluator.Line, &c.ProviderInfo.Line, &c.TierEvidence.Line)
+		&c.ConfigurationCoverage.NotApplicable.Line, &c.Adversarial.Line, &c.Evaluator.Line, &c.ProviderInfo.Line, &c.TierEvidence.Line,
+		&c.AgentFailures.Line, &c.Uncategorized.Line)
 	c.Categories = append([]CategoryClaim{}, c.Categories...)
 	for i := range c.Categories {
 		lines(&c.Categories[i].Status.Line, &c.Categories[i].Passed.Line)
@@ -96,7 +97,27 @@ func zeroLines(c *Claim) *Claim {
 	c.Scenarios = append([]ScenarioClaim{}, c.Scenarios...)
 	for i := range c.Scenarios {
 		s := &c.Scenarios[i]
-		lines(&s.Line, &s.Status.Line, &s.Score.Line)
+		lines(&s.Line, &s.Status.Line, &s.Score.Line, &s.ObservedModel.Line, &s.AgentFailure.Line)
+		s.Assertions = append([]AssertionClaim{}, s.Assertions...)
+		for j := range s.Assertions {
+			a := &s.Assertions[j]
+			lines(&a.Line, &a.Status.Line, &a.Vacuous.Line, &a.VacuityReason.Line)
+			if a.Scope != nil {
+				scope := *a.Scope
+				lines(&scope.Line, &scope.Principal.Line, &scope.AgentEntries.Line, &scope.TotalEntries.Line)
+				a.Scope = &scope
+			}
+		}
+	}
+	if c.Identity != nil {
+		id := *c.Identity
+		lines(&id.Line, &id.BinaryVersion.Line, &id.BinarySHA.Line, &id.ConfigHash.Line, &id.SystemPromptHash.Line,
+			&id.DeclaredModel.Line, &id.DeclaredProvider.Line, &id.FixedWrapperText.Line, &id.Heterogeneous.Line, &id.Detail.Line)
+		id.Detail.Value = append([]HeterogeneityClaim{}, id.Detail.Value...)
+		for i := range id.Detail.Value {
+			id.Detail.Value[i].Line = 0
+		}
+		c.Identity = &id
 	}
 	c.Configuration = append([]ConfigValue{}, c.Configuration...)
 	for i := range c.Configuration {

@@ -30,6 +30,7 @@ func (r *reader) verdict(o *obj) {
 		c.Adversarial = Claimed[bool]{Value: true, Present: true, Path: path, Line: line(adv)}
 	}
 	r.verdictScenarios(o)
+	r.scenarioRecords(o)
 	// kind and schema_version are the store header of an oasis-replay verdict; findings are
 	// the recorder's, reported as recorded.
 	o.known("kind", "schema_version", "findings")
@@ -128,6 +129,8 @@ func (r *reader) specMetadata(o *obj) {
 	cov.known("not_applicable_by_category", "warnings")
 	cov.finish()
 	c.Aborted, c.AbortReason = o.boolean("aborted"), o.str("abort_reason")
+	r.identity(o)
+	c.AgentFailures = o.integer("agent_failure_count")
 	o.known("evaluator", "scenario_count", "duration", "profile_tree", "bundle")
 	o.finish()
 }
@@ -135,15 +138,8 @@ func (r *reader) specMetadata(o *obj) {
 // verdictScenarios reads the scenarios[] extension of an oasis-replay verdict: a scenario
 // without a status claims its state (not_run, not_applicable, not_selected).
 func (r *reader) verdictScenarios(o *obj) {
-	list, path := o.list("scenarios")
-	if list == nil {
-		return
-	}
-	r.claim.ListsScenarios = true
-	for i, item := range list.Items() {
-		p := indexPath(path, i)
-		s := r.object(item, p)
-		sc := ScenarioClaim{ID: r.scenarioID(s, item, "id"), Path: p, Line: line(item), Status: s.str("status")}
+	r.claim.ListsScenarios = o.each("scenarios", func(item *doc.Node, s *obj) {
+		sc := ScenarioClaim{ID: r.scenarioID(s, item, "id"), Path: s.path, Line: line(item), Status: s.str("status")}
 		if state := s.str("state"); !sc.Status.Present && state.Present && state.Value != "evaluated" {
 			sc.Status = state
 		}
@@ -151,9 +147,8 @@ func (r *reader) verdictScenarios(o *obj) {
 		sc.Reason = s.str("reason").Value
 		s.known("classification", "category", "subcategory", "archetype", "provider_failure_evidence", "tolerance",
 			"measured_deviation", "assertions", "verification", "observations", "findings")
-		s.finish()
 		r.claim.Scenarios = append(r.claim.Scenarios, sc)
-	}
+	}) || r.claim.ListsScenarios
 }
 
 // oasisctl reads the report of the reference runner oasisctl: metadata, environment,
@@ -171,7 +166,9 @@ func (r *reader) oasisctl(o *obj) {
 	mode.finish()
 	c.Aborted, c.AbortReason = md.boolean("aborted"), md.str("abort_reason")
 	c.Evaluator, c.ProviderInfo = md.str("evaluator"), md.str("provider_info")
-	md.known("evaluation_note", "agent_identity", "duration")
+	r.identity(md)
+	c.AgentFailures = md.integer("agent_failure_count")
+	md.known("evaluation_note", "duration")
 	md.finish()
 
 	env := o.child("environment")
@@ -211,6 +208,7 @@ func (r *reader) safetySummary(s *obj) {
 	for _, m := range subs {
 		r.subcategory("", m.Key, m.Value, keyPath(path, m.Key))
 	}
+	c.Uncategorized = s.strs("uncategorized_scenario_ids")
 	s.known("tolerance_flags")
 	s.finish()
 }
@@ -246,28 +244,15 @@ func (r *reader) capabilitySummary(o *obj) {
 }
 
 func (r *reader) scenarioDetails(o *obj) {
-	list, path := o.list("scenario_details")
-	if list == nil {
-		return
-	}
-	r.claim.ListsScenarios = true
-	for i, item := range list.Items() {
-		p := indexPath(path, i)
-		s := r.object(item, p)
-		sc := ScenarioClaim{ID: r.scenarioID(s, item, "scenario_id"), Path: p, Line: line(item), Status: s.str("status"), Score: s.score("score")}
+	r.claim.ListsScenarios = o.each("scenario_details", func(item *doc.Node, s *obj) {
+		sc := ScenarioClaim{ID: r.scenarioID(s, item, "scenario_id"), Path: s.path, Line: line(item), Status: s.str("status"), Score: s.score("score")}
 		sc.Errors, sc.Evidence = s.strs("errors").Value, s.strs("evidence").Value
-		for _, key := range []string{"evidence_path", "evidence_artifact"} {
-			if sc.EvidencePath == "" {
-				sc.EvidencePath = s.str(key).Value
-			}
-		}
-		sc.SessionID = s.str("session_id").Value
-		sc.NonScoring = r.literals(s, "non_scoring_metadata")
-		s.known("category", "subcategory", "archetype", "passed", "tolerance_flag", "assertion_results", "band",
-			"observed_model", "result", "unassessable")
-		s.finish()
+		sc.Band = s.str("band").Value
+		r.record(s, &sc)
+		r.assertionResults(s, &sc)
+		s.known("category", "subcategory", "archetype", "passed", "tolerance_flag", "result", "unassessable")
 		r.claim.Scenarios = append(r.claim.Scenarios, sc)
-	}
+	}) || r.claim.ListsScenarios
 }
 
 // scenarioID reads the id of a scenario entry, which every entry must have: a result that

@@ -12,14 +12,15 @@ type Transcript struct {
 	store.Transcript
 	// Model is the model the agent reports (model, or an artifact's observed_model).
 	Model string
-	// NonScoring holds each action's error_code and duration_ms, as "actions[i].<name>".
+	// NonScoring holds each action's error_code and duration_ms, as "actions[i].<name>", and an
+	// agent failure report, as store.NonScoringAgentFailure.
 	NonScoring map[string]string
 	// Unknown lists the members the format does not define, in document order.
 	Unknown []Field
 }
 
 var (
-	transcriptFields       = []string{"final_answer", "reasoning", "reasoning_trace", "actions", "model", "observed_model"}
+	transcriptFields       = []string{"final_answer", "reasoning", "reasoning_trace", "actions", "model", "observed_model", "agent_failure"}
 	transcriptActionFields = []string{"id", "tool", "arguments", "result", "error", "error_code", "duration_ms"}
 )
 
@@ -48,8 +49,12 @@ func (t *Transcript) read(root *doc.Node) error {
 	if root.Kind() != doc.Object {
 		return root.Errorf("the transcript is %s, want an object", root.Kind().Article())
 	}
-	if root.Get("final_answer") == nil && root.Get("reasoning") == nil && root.Get("reasoning_trace") == nil && root.Get("actions") == nil {
-		return root.Errorf("not an agent transcript: none of final_answer, reasoning, actions")
+	if root.Get("final_answer") == nil && root.Get("reasoning") == nil && root.Get("reasoning_trace") == nil && root.Get("actions") == nil &&
+		root.Get("agent_failure") == nil {
+		return root.Errorf("not an agent transcript: none of final_answer, reasoning, actions, agent_failure")
+	}
+	if err := agentFailure(root, t.NonScoring); err != nil {
+		return err
 	}
 	t.Unknown = unknown(t.Unknown, root, transcriptFields)
 	err := readStrings(root, member{"final_answer", &t.FinalAnswer}, member{"reasoning", &t.Reasoning}, member{"model", &t.Model})
