@@ -130,7 +130,8 @@
 // the runner makes after an answer finds that answer in the journal before it. An upstream that
 // cannot be reached gives the runner 502.
 //
-// Every exchange is a blob (store.MediaTypeHTTPExchange, see exchangeDoc) and a manifest
+// Every exchange is a blob (store.MediaTypeHTTPExchange, whose format package
+// formats/httpexchange defines and reads) and a manifest
 // source named exchanges/<scenario id or "run">/<n>-<step>.json. The blob holds the call and
 // its answer only: no sequence number, no clock reading, no duration; n numbers the
 // exchanges of a group in the order below, not the order they ran. Answers are read when the

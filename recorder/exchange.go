@@ -8,46 +8,22 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/oasis-replay/oasis-replay/formats/httpexchange"
 )
 
 // exchangeDoc is the recorded form of one HTTP exchange (store.MediaTypeHTTPExchange), written
-// as canonical JSON:
-//
-//	{"side": "provider"|"agent",
-//	 "request":  {"method", "target" (path and query), "headers": [[name, value], …], "body"?|"body_base64"?},
-//	 "response": {"status", "headers", "body"?|"body_base64"?, "truncated"?},   absent when the call failed
-//	 "error"?: what failed ("connection refused", "timeout", …)}
-//
-// Headers are sorted by canonical name, values in the order received. A body is kept as text
-// when it is valid UTF-8, in base64 otherwise; truncated means the body was longer than the
-// recording limit and only its beginning is kept. Left out, because they describe the
-// transport rather than the evidence and would make two recordings of the same run differ:
-// the Host, Date and hop-by-hop headers (Connection, Keep-Alive, Proxy-Connection, TE,
-// Trailer, Transfer-Encoding, Upgrade). Credentials in headers (Authorization, cookies, any
-// header naming a token, key, secret or password) are replaced by redaction markers. No clock
-// reading is recorded.
-type exchangeDoc struct {
-	Side     string           `json:"side"`
-	Request  exchangeMessage  `json:"request"`
-	Response *exchangeMessage `json:"response,omitempty"`
-	Error    string           `json:"error,omitempty"`
-}
+// as canonical JSON. The format is defined, and read, by package formats/httpexchange (see its
+// doc.go); the recorder writes it (exchangeReader streams the bodies in).
+type exchangeDoc = httpexchange.Exchange
 
-type exchangeMessage struct {
-	Method     string      `json:"method,omitempty"`
-	Target     string      `json:"target,omitempty"`
-	Status     int         `json:"status,omitempty"`
-	Headers    [][2]string `json:"headers"`
-	Body       string      `json:"body,omitempty"`
-	BodyBase64 string      `json:"body_base64,omitempty"`
-	Truncated  bool        `json:"truncated,omitempty"`
-}
+type exchangeMessage = httpexchange.Message
 
 // unrecordedHeaders are left out of recorded exchanges.
 var unrecordedHeaders = []string{"Date", "Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // hopHeaders are not forwarded (RFC 9110 §7.6.1).
-var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+var hopHeaders = httpexchange.HopHeaders
 
 // credentialHeader reports whether a header carries a credential worth redacting wherever it
 // appears: Authorization, or a header naming a token, secret, password or API key.
