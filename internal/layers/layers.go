@@ -49,6 +49,7 @@ var Table = []Rule{
 		Why: "the corpus uses replay, and recipes record their bundles as the recorder does; archives are imported"},
 	{From: "evallib", May: append(slices.Clone(evaluated), "recorder/evalrun"), Why: "Eval Library runs execute the agent through the recorder's runner"},
 	{From: "serve", May: append(slices.Clone(evaluated), "evallib", "recorder/evalrun"), Why: "the HTTP API serves the Eval Library"},
+	{From: "serve/provider", May: formats, Why: "the replay provider answers from recorded exchanges: it reads the exchange format and the store, and evaluates nothing"},
 	{From: "demo", May: append(slices.Clone(replayed), "recorder", "report"), Why: "the demo uses the others"},
 	{From: "cmd/...", May: []string{"..."}},
 	{From: "tools/...", May: []string{"..."}},
