@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -79,7 +81,7 @@ func holdStore() {
 // TestScripts runs every testdata/script/*.txtar. Each script gets its own store
 // ($OASIS_REPLAY_STORE=$WORK/store) and, when the shared test data exists, $SHARED pointing at
 // it; scripts that need it start with `[!shared] skip`. The commands sleep DURATION, freeport
-// VAR and waitport PORT are added.
+// VAR, waitport PORT and http METHOD URL are added.
 func TestScripts(t *testing.T) {
 	shared, haveShared := sharedtest.Lookup()
 	testscript.Run(t, testscript.Params{
@@ -126,6 +128,21 @@ func TestScripts(t *testing.T) {
 				port := ln.Addr().(*net.TCPAddr).Port
 				ts.Check(ln.Close())
 				ts.Setenv(args[0], strconv.Itoa(port))
+			},
+			// http METHOD URL sends a request without a body and writes the status line's code
+			// and the body to stdout, for the servers the scripts start.
+			"http": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: http METHOD URL")
+				}
+				req, err := http.NewRequest(args[0], args[1], nil)
+				ts.Check(err)
+				resp, err := http.DefaultClient.Do(req)
+				ts.Check(err)
+				defer resp.Body.Close()
+				body, err := io.ReadAll(resp.Body)
+				ts.Check(err)
+				fmt.Fprintf(ts.Stdout(), "%d\n%s", resp.StatusCode, body)
 			},
 			// waitport PORT waits until something accepts connections on 127.0.0.1:PORT: a
 			// command started in the background is then past its setup, however slow the machine.
