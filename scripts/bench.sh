@@ -4,7 +4,7 @@
 # prints medians and ratios (scripts/benchlib.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
-for bench in bench-store.sh bench-record.sh bench-redact.sh bench-evaluate.sh bench-export.sh bench-replay.sh bench-live.sh bench-eval.sh bench-kensa.sh bench-dedup.sh bench-ls.sh; do
+for bench in bench-store.sh bench-record.sh bench-redact.sh bench-evaluate.sh bench-export.sh bench-replay.sh bench-live.sh bench-eval.sh bench-kensa.sh bench-dedup.sh bench-ls.sh bench-serve-provider.sh; do
 	echo "== $bench"
 	"./$bench"
 	echo
