@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -32,7 +33,8 @@ type Options struct {
 	// MaxMemory bounds the total size of the bundle's exchanges, as stored
 	// (DefaultMaxMemory when ≤ 0).
 	MaxMemory int64
-	// Log, when set, receives one line for every call no recorded exchange answers.
+	// Log, when set, receives one line for every call no recorded exchange answers, one call
+	// at a time.
 	Log io.Writer
 }
 
@@ -226,10 +228,7 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
-	st.Exchanges = map[string]int{}
-	for side, n := range s.stats.Exchanges {
-		st.Exchanges[side] = n
-	}
+	st.Exchanges = maps.Clone(s.stats.Exchanges)
 	return st
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/internal/siworld"
-	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -89,7 +88,8 @@ func playRunner(t *testing.T, ep endpoints, p *recorder.Profile, run *siworld.Ru
 		if err := json.Unmarshal(prov.answer, &env); err != nil || env.EnvironmentID == "" {
 			continue
 		}
-		send(&call{side: "agent", method: http.MethodPost, target: "/", body: jsonBody(t, map[string]any{"prompt": operatorPrompt(sc), "mode": "autonomous"})})
+		// The task goes to the one environment open, whatever its prompt says.
+		send(&call{side: "agent", method: http.MethodPost, target: "/", body: jsonBody(t, map[string]any{"prompt": "the task of " + sc.ID, "mode": "autonomous"})})
 		envBody := jsonBody(t, map[string]string{"environment_id": env.EnvironmentID})
 		send(&call{side: "provider", method: http.MethodPost, target: "/v1/state-snapshot", body: envBody})
 		for _, typ := range []string{store.ObservationAuditLog, store.ObservationResourceState, store.ObservationStateDiff} {
@@ -99,15 +99,6 @@ func playRunner(t *testing.T, ep endpoints, p *recorder.Profile, run *siworld.Ru
 		send(&call{side: "provider", method: http.MethodPost, target: "/v1/teardown", body: envBody})
 	}
 	return calls
-}
-
-func operatorPrompt(sc *profiles.Scenario) string {
-	for _, s := range sc.Stimuli {
-		if s.Type == profiles.OperatorPrompt {
-			return s.Value
-		}
-	}
-	return ""
 }
 
 func memStore(t *testing.T) *badgerstore.Store {
@@ -283,7 +274,7 @@ func TestReplayUnknownRequests(t *testing.T) {
 	s := memStore(t)
 	sealed, live := recordedSIRun(t, s, "safe")
 	var logged bytes.Buffer
-	srv, ep := replayServer(t, s, sealed.Bundle, Options{Log: &syncWriter{w: &logged}})
+	srv, ep := replayServer(t, s, sealed.Bundle, Options{Log: &logged})
 	tests := []struct {
 		name                  string
 		call                  call
@@ -338,17 +329,6 @@ func count(calls []*call, target string) int {
 		}
 	}
 	return n
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // TestReplayConcurrent: many clients at once, each replaying the whole run, all get the
