@@ -127,11 +127,19 @@ func profileForTest(t *testing.T) *recorder.Profile {
 	return siProfile
 }
 
-// record runs play through record proxy in front of the upstream handlers and seals the
-// bundle into s. The upstreams and the proxy are gone when it returns.
+// record runs play through record proxy in front of the upstream handlers (nil: an upstream
+// that is down) and seals the bundle into s. The upstreams and the proxy are gone when it
+// returns, so a replay that reached anything live would fail.
 func record(t *testing.T, s store.Store, provider, agent http.Handler, maxBody int64, play func(endpoints)) *recorder.Sealed {
 	t.Helper()
-	up := endpoints{"provider": serveHTTP(t, provider), "agent": serveHTTP(t, agent)}
+	up := endpoints{"provider": "http://127.0.0.1:1", "agent": "http://127.0.0.1:1"} // nil: down
+	for side, h := range map[string]http.Handler{"provider": provider, "agent": agent} {
+		if h != nil {
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			up[side] = srv.URL
+		}
+	}
 	p, err := recorder.NewProxy(context.Background(), recorder.ProxyOptions{Options: recorder.Options{Profile: profileForTest(t), Version: "test"},
 		LiveOptions: recorder.LiveOptions{Journals: t.TempDir()}, Provider: up["provider"], Agent: up["agent"], MaxBody: maxBody})
 	if err != nil {
@@ -148,11 +156,8 @@ func record(t *testing.T, s store.Store, provider, agent http.Handler, maxBody i
 	return sealed
 }
 
-// serveHTTP serves h until the test ends, or returns "" for a nil h (an upstream that is down).
+// serveHTTP serves h until the test ends.
 func serveHTTP(t *testing.T, h http.Handler) string {
-	if h == nil {
-		return "http://127.0.0.1:1"
-	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
