@@ -9,7 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/oasis-replay/oasis-replay/serve"
-	"github.com/oasis-replay/oasis-replay/serve/provider"
+	// Aliased: package main has a test type named provider.
+	providerreplay "github.com/oasis-replay/oasis-replay/serve/provider"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -22,7 +23,7 @@ func serveProviderCommand() *cli.Command {
 			"bundle recorded for it, status, headers and body byte for byte (credentials as their redaction\n" +
 			"markers). A call matches a recorded exchange of the same side, method and target (path and\n" +
 			"query) whose request body is equal, byte for byte or as JSON; equal requests recorded several\n" +
-			"times are answered in the bundle's order, then the last again. A call the bundle holds no\n" +
+			"times are answered in the order they were recorded, then the last again. A call the bundle holds no\n" +
 			"answer to gets 404 with a JSON error naming the closest recorded requests (and a line on\n" +
 			"stderr); a recorded call that failed upstream, or whose answer was truncated, gets 502 with a\n" +
 			"JSON error. The exchanges are loaded into memory (at most --max-memory bytes as stored) and\n" +
@@ -32,17 +33,17 @@ func serveProviderCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen-provider", Value: "127.0.0.1:18090", Usage: "address the runner's provider calls come to"},
 			&cli.StringFlag{Name: "listen-agent", Value: "127.0.0.1:18091", Usage: "address the runner's agent calls come to"},
-			&cli.Int64Flag{Name: "max-memory", Value: provider.DefaultMaxMemory, Usage: "the most `BYTES` of recorded exchanges (as stored) loaded"},
+			&cli.Int64Flag{Name: "max-memory", Value: providerreplay.DefaultMaxMemory, Usage: "the most `BYTES` of recorded exchanges (as stored) loaded"},
 		},
 		Action: runServeProvider,
 	}
 }
 
 func runServeProvider(c *cli.Context) error {
-	var srv *provider.Server
+	var srv *providerreplay.Server
 	err := withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
 		var err error
-		srv, err = provider.Load(c.Context, s, d, provider.Options{MaxMemory: c.Int64("max-memory"), Log: c.App.ErrWriter})
+		srv, err = providerreplay.Load(c.Context, s, d, providerreplay.Options{MaxMemory: c.Int64("max-memory"), Log: c.App.ErrWriter})
 		return err
 	})
 	if err != nil {

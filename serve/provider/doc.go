@@ -8,7 +8,7 @@
 //
 // Load reads every exchange of the bundle (the manifest sources of media type
 // store.MediaTypeHTTPExchange, read by package formats/httpexchange) into memory, in the
-// manifest's order, and the store is no longer needed: the caller closes it, so a server that
+// order they were recorded, and the store is no longer needed: the caller closes it, so a server that
 // runs for hours holds no lock on the store. Memory is bounded by Options.MaxMemory
 // (DefaultMaxMemory): a bundle whose exchanges, as stored, exceed it is refused before
 // anything is read. Request bodies are not kept: only a digest of each (the match key, below)
@@ -21,9 +21,10 @@
 // req.URL.RequestURI()) whose request body is equal: byte-equal, or equal as JSON (RFC 8785
 // canonical forms equal: member order, whitespace and number spelling aside). Headers are not
 // compared (a runner's own headers, its credentials included, differ from run to run and are
-// recorded redacted). Several equal recorded requests are answered in the manifest's order,
-// one per call, and the last is then repeated (see docs/decisions.md, "Replaying a recording
-// as a provider").
+// recorded redacted). Several equal recorded requests are answered in the order they were
+// recorded (the order of arrival the bundle's wire log keeps, store.WireLog; the manifest's
+// order for a bundle without one), one per call, and the last is then repeated (see
+// docs/decisions.md, "Replaying a recording as a provider").
 //
 // A request no exchange matches is answered 404 with a JSON error (the provider guide's
 // {"status": "error", "error": …} shape, plus side, method, target, reason and up to three

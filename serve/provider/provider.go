@@ -1,12 +1,15 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -101,13 +104,13 @@ func Load(ctx context.Context, s Store, bundle store.Digest, opts Options) (*Ser
 	if limit <= 0 {
 		limit = DefaultMaxMemory
 	}
-	var sources []store.SourceFile
+	sources, err := recordedOrder(ctx, s, m)
+	if err != nil {
+		return nil, err
+	}
 	var total int64
-	for _, src := range m.Sources {
-		if src.Blob.MediaType == store.MediaTypeHTTPExchange {
-			sources = append(sources, src)
-			total += src.Blob.Size
-		}
+	for _, src := range sources {
+		total += src.Blob.Size
 	}
 	switch {
 	case len(sources) == 0:
@@ -133,6 +136,45 @@ func Load(ctx context.Context, s Store, bundle store.Digest, opts Options) (*Ser
 		srv.stats.Exchanges[a.side]++
 	}
 	return srv, nil
+}
+
+// recordedOrder lists the bundle's exchanges in the order they were recorded: the order of
+// arrival its wire log keeps (store.WireLog), or the manifest's order for a bundle without
+// one.
+func recordedOrder(ctx context.Context, s store.ObjectGetter, m *store.RunManifest) ([]store.SourceFile, error) {
+	var sources []store.SourceFile
+	for _, src := range m.Sources {
+		if src.Blob.MediaType == store.MediaTypeHTTPExchange {
+			sources = append(sources, src)
+		}
+	}
+	if m.WireLog == nil {
+		return sources, nil
+	}
+	b, err := s.GetObject(ctx, m.WireLog.Digest)
+	if err != nil {
+		return nil, fmt.Errorf("wire log %s: %w", m.WireLog.Digest, err)
+	}
+	wl, err := store.DecodeWireLog(b)
+	if err != nil {
+		return nil, fmt.Errorf("wire log %s: %w", m.WireLog.Digest, err)
+	}
+	seq := map[string]int{}
+	for _, c := range wl.Calls {
+		seq[c.Source] = c.Seq
+	}
+	// Exchanges the wire log does not name keep their manifest order, after the others.
+	slices.SortStableFunc(sources, func(a, b store.SourceFile) int {
+		return cmp.Compare(orderOf(seq, a.Path), orderOf(seq, b.Path))
+	})
+	return sources, nil
+}
+
+func orderOf(seq map[string]int, path string) int {
+	if n, ok := seq[path]; ok {
+		return n
+	}
+	return math.MaxInt
 }
 
 // loadAnswer reads one exchange: its answer, its match key and the size of its request body.
@@ -233,7 +275,7 @@ func (s *Server) Stats() Stats {
 }
 
 // ProviderHandler answers the runner's calls to the provider.
-func (s *Server) ProviderHandler() http.Handler { return s.handler(httpexchange.SideProvider) }
+func (s *Server) ProviderHandler() http.Handler { return s.handler(store.SideProvider) }
 
 // AgentHandler answers the runner's calls to the agent adapter.
-func (s *Server) AgentHandler() http.Handler { return s.handler(httpexchange.SideAgent) }
+func (s *Server) AgentHandler() http.Handler { return s.handler(store.SideAgent) }
