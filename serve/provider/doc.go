@@ -33,9 +33,11 @@
 // # Answers
 //
 // An answer is the recorded response: the status exactly, the recorded headers (less
-// hop-by-hop ones, and with Content-Length set to the replayed body's length: the recorded
-// one may count a credential the recording replaced by a shorter or longer marker; no Date
-// header is added) and the body byte for byte, redaction markers included. An exchange that
+// hop-by-hop ones; a Content-Length, when the answer had one, of the replayed body's length,
+// since the recorded one may count a credential the recording replaced by a shorter or longer
+// marker; chunked when it had none; no Date header added), and the body byte for byte,
+// redaction markers included. A runner recorded through record proxy while it runs against
+// the server sees the headers, status and bodies of the original recording. An exchange that
 // failed upstream (an error recorded, with or without part of an answer) is answered 502 with
 // a JSON error naming the failure; one whose answer was truncated at the recording limit
 // cannot be replayed byte for byte and is answered 502 with a JSON error saying so.

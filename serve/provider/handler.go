@@ -48,9 +48,7 @@ func (s *Server) handler(side string) http.Handler {
 		for name, values := range a.header {
 			h[name] = values
 		}
-		if bodyAllowed(a.status) {
-			h.Set("Content-Length", strconv.Itoa(len(a.body)))
-		}
+		answerLength(h, a)
 		rw.WriteHeader(a.status)
 		_, _ = rw.Write(a.body)
 	})
@@ -80,6 +78,19 @@ func (s *Server) count(f func(*Stats)) {
 	s.mu.Lock()
 	f(&s.stats)
 	s.mu.Unlock()
+}
+
+// answerLength frames the body as it was framed when recorded: with a Content-Length (of the
+// replayed body, which may differ from the recorded one by a redaction marker) when the answer
+// had one, else chunked, so that the runner sees the headers it saw then.
+func answerLength(h http.Header, a *answer) {
+	switch {
+	case !bodyAllowed(a.status):
+	case a.length:
+		h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	default:
+		h.Set("Transfer-Encoding", "chunked")
+	}
 }
 
 // bodyAllowed reports whether an answer of this status has a body (RFC 9110 §6.4.1).

@@ -90,6 +90,7 @@ type answer struct {
 	requestStart   string // the beginning of the request body, for errors
 	status         int
 	header         http.Header
+	length         bool // the answer had a Content-Length (else it was chunked)
 	body           []byte
 	problem        string // why it cannot be replayed (a 502), or ""
 }
@@ -199,7 +200,7 @@ func loadAnswer(ctx context.Context, s Store, src store.SourceFile, limit int64)
 	case resp.Truncated:
 		a.problem = "its recorded answer was truncated at the recording limit, so it cannot be replayed byte for byte"
 	default:
-		a.status, a.header = resp.Status, replayedHeader(resp.Headers)
+		a.status, a.header, a.length = resp.Status, replayedHeader(resp.Headers), hasHeader(resp.Headers, "Content-Length")
 		if a.body, err = resp.BodyBytes(); err != nil {
 			return nil, matchKey{}, 0, err
 		}
@@ -222,7 +223,8 @@ func readBlob(ctx context.Context, s Store, d store.Digest, name string, limit i
 }
 
 // replayedHeader is a recorded answer's header as replayed: less hop-by-hop ones and
-// Content-Length, which the server sets from the body it sends; no Date is added.
+// Content-Length, which the server sets from the body it sends (see answerLength); no Date is
+// added.
 func replayedHeader(pairs [][2]string) http.Header {
 	h := http.Header{"Date": nil}
 	for _, p := range pairs {
@@ -232,6 +234,10 @@ func replayedHeader(pairs [][2]string) http.Header {
 		h[p[0]] = append(h[p[0]], p[1])
 	}
 	return h
+}
+
+func hasHeader(pairs [][2]string, name string) bool {
+	return slices.ContainsFunc(pairs, func(p [2]string) bool { return http.CanonicalHeaderKey(p[0]) == name })
 }
 
 // bodyKey is the digest under which a request body is matched: of its RFC 8785 canonical form
