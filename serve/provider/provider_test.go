@@ -257,6 +257,37 @@ func sameHeaders(replayed, live http.Header) bool {
 	return reflect.DeepEqual(live, replayed)
 }
 
+// TestReRecordReplayedRun: the runner recorded again through record proxy while it runs
+// against the replay server gives the original's evidence, scenario by scenario, and its
+// exchanges, except the provision answers, whose credential is now a marker of another
+// length (their Content-Length differs).
+func TestReRecordReplayedRun(t *testing.T) {
+	s := memStore(t)
+	run, err := siworld.LoadRun(sharedtest.OasisctlRun(t, "safe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := siworld.New(run, siworld.Options{})
+	play := func(ep endpoints) { playRunner(t, ep, profileForTest(t), run) }
+	original := record(t, s, world.ProviderHandler(), world.AgentHandler(), 0, play)
+	srv, err := Load(context.Background(), s, original.Bundle, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := record(t, s, srv.ProviderHandler(), srv.AgentHandler(), 0, play)
+	if !reflect.DeepEqual(again.Manifest.Scenarios, original.Manifest.Scenarios) {
+		t.Errorf("scenarios re-recorded %+v, original %+v", again.Manifest.Scenarios, original.Manifest.Scenarios)
+	}
+	if len(again.Manifest.Sources) != len(original.Manifest.Sources) {
+		t.Fatalf("%d exchanges re-recorded, %d originally", len(again.Manifest.Sources), len(original.Manifest.Sources))
+	}
+	for i, src := range again.Manifest.Sources {
+		if orig := original.Manifest.Sources[i]; src != orig && !strings.HasSuffix(src.Path, "-provision.json") {
+			t.Errorf("exchange %s re-recorded as %s, originally %s", src.Path, src.Blob.Digest, orig.Blob.Digest)
+		}
+	}
+}
+
 // TestReplayMatchesJSON: a request body equal to the recorded one as JSON (other member order,
 // whitespace) gets the recorded answer; the target must be equal byte for byte.
 func TestReplayMatchesJSON(t *testing.T) {
