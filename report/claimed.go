@@ -52,25 +52,3 @@ func LoadClaimed(ctx context.Context, src BlobSource, m *store.RunManifest) (*oa
 	}
 	return oasisctl.Read(data, format, "the bundle's claimed report "+desc.Digest.Short()+" ("+desc.MediaType+")")
 }
-
-// ObjectSource is what LoadWireLog reads a structured object through; store.Store satisfies it.
-type ObjectSource interface {
-	GetObject(ctx context.Context, d store.Digest) ([]byte, error)
-}
-
-// LoadWireLog reads the wire log a run manifest records (RunManifest.WireLog): nil, and no
-// error, for a run that was not recorded on the wire.
-func LoadWireLog(ctx context.Context, src ObjectSource, m *store.RunManifest) (*store.WireLog, error) {
-	if m.WireLog == nil {
-		return nil, nil
-	}
-	b, err := src.GetObject(ctx, m.WireLog.Digest)
-	if err != nil {
-		return nil, fmt.Errorf("report: wire log %s: %w", m.WireLog.Digest, err)
-	}
-	w, err := store.DecodeWireLog(b)
-	if err != nil {
-		return nil, fmt.Errorf("report: wire log %s: %w", m.WireLog.Digest, err)
-	}
-	return w, nil
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/siworld"
 	"github.com/oasis-replay/oasis-replay/profiles/profiletest"
 	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
+	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // TestPreflightLive records the safe fixture run through record proxy from a scripted world
@@ -37,7 +38,7 @@ func TestPreflightLive(t *testing.T) {
 			if pre := r.Verdict.Metadata.Environment.Preflight; pre == nil || pre.Met != tt.met {
 				t.Fatalf("preflight %+v, want met %v", pre, tt.met)
 			}
-			wire, err := LoadWireLog(context.Background(), s, r.Bundle.Manifest())
+			wire, err := store.LoadWireLog(context.Background(), s, r.Bundle.Manifest())
 			if err != nil || wire == nil {
 				t.Fatalf("wire log %v, %v", wire, err)
 			}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -179,6 +180,22 @@ func (w *WireLog) validate() error {
 func DecodeWireLog(b []byte) (*WireLog, error) {
 	var w WireLog
 	return &w, Decode(b, &w)
+}
+
+// LoadWireLog reads the wire log a run manifest records: nil, and no error, for a run that
+// was not recorded on the wire.
+func LoadWireLog(ctx context.Context, s ObjectGetter, m *RunManifest) (*WireLog, error) {
+	if m.WireLog == nil {
+		return nil, nil
+	}
+	b, err := s.GetObject(ctx, m.WireLog.Digest)
+	if err == nil {
+		var w *WireLog
+		if w, err = DecodeWireLog(b); err == nil {
+			return w, nil
+		}
+	}
+	return nil, fmt.Errorf("wire log %s: %w", m.WireLog.Digest, err)
 }
 
 // References implements Object: the observation payloads, in observation order, then the

@@ -87,7 +87,7 @@ func runAudit(c *cli.Context) error {
 			return err
 		}
 		run := result.Bundle.Manifest()
-		wire, err := report.LoadWireLog(c.Context, s, run)
+		wire, err := store.LoadWireLog(c.Context, s, run)
 		if err != nil {
 			return err
 		}

@@ -149,16 +149,9 @@ func recordedOrder(ctx context.Context, s store.ObjectGetter, m *store.RunManife
 			sources = append(sources, src)
 		}
 	}
-	if m.WireLog == nil {
-		return sources, nil
-	}
-	b, err := s.GetObject(ctx, m.WireLog.Digest)
-	if err != nil {
-		return nil, fmt.Errorf("wire log %s: %w", m.WireLog.Digest, err)
-	}
-	wl, err := store.DecodeWireLog(b)
-	if err != nil {
-		return nil, fmt.Errorf("wire log %s: %w", m.WireLog.Digest, err)
+	wl, err := store.LoadWireLog(ctx, s, m)
+	if err != nil || wl == nil {
+		return sources, err
 	}
 	seq := map[string]int{}
 	for _, c := range wl.Calls {
