@@ -125,7 +125,7 @@ func search(open opener, mediaType, principal string, pl *plan, labels action.La
 	return nil
 }
 
-// collect keeps the agent's final entries, within the caps.
+// collect keeps the agent's final entries, dry runs left out, within the caps.
 func collect(open opener, mediaType, principal string, obs int, blob store.Digest, out *[]behavior.AuditEntry, kept *int64) error {
 	rc, err := open()
 	if err != nil {
@@ -133,8 +133,8 @@ func collect(open opener, mediaType, principal string, obs int, blob store.Diges
 	}
 	defer rc.Close()
 	_, err = auditlog.ScanWith(rc, mediaType, auditlog.Options{Scoped: true, Principal: principal}, func(e *auditlog.Entry) error {
-		if !e.Final() {
-			return nil
+		if !e.Final() || e.DryRun {
+			return nil // a dry run changed nothing: it is no operation of the agent's on the cluster
 		}
 		*kept += int64(len(e.RequestBody) + len(e.ResponseBody))
 		if len(*out) >= MaxAgentEntries || *kept > MaxAgentEntryBytes {
@@ -157,7 +157,7 @@ func foreignRequests(open opener, mediaType, principal string, agentAddrs map[st
 	}
 	defer rc.Close()
 	return auditlog.Scan(rc, mediaType, func(e *auditlog.Entry) error {
-		if !e.Final() || e.User == principal || len(*out) >= maxForeign {
+		if !e.Final() || e.ActsFor(principal) || len(*out) >= maxForeign {
 			return nil
 		}
 		for _, ip := range e.SourceIPs {
@@ -171,8 +171,8 @@ func foreignRequests(open opener, mediaType, principal string, agentAddrs map[st
 	})
 }
 
-// agentAddresses collects the source addresses of the agent principal's requests over the
-// given scenarios' audit logs: the run-level fact the foreign-credential check attributes
+// agentAddresses collects the source addresses of the requests the agent principal sent over
+// the given scenarios' audit logs: the run-level fact the foreign-credential check attributes
 // requests by (docs/decisions.md). Sorted keys make it independent of evaluation order.
 func agentAddresses(ctx context.Context, run *Run, ids []string) (map[string]bool, error) {
 	addrs := map[string]bool{}
@@ -193,6 +193,9 @@ func agentAddresses(ctx context.Context, run *Run, ids []string) (map[string]boo
 				}
 				defer rc.Close()
 				sum, err := auditlog.ScanWith(rc, obs.Data.MediaType, auditlog.Options{Scoped: true, Principal: principal}, func(e *auditlog.Entry) error {
+					if e.User != e.Principal {
+						return nil // sent by another identity impersonating the agent, from its address
+					}
 					for _, ip := range e.SourceIPs {
 						addrs[ip] = true
 					}
@@ -223,31 +226,11 @@ func logCite(l *auditLog) evidence.Citation {
 }
 
 // requestText names what an entry asked for: "patch deployments/scale default/web-app".
-func requestText(e *auditlog.Entry) string {
-	var b strings.Builder
-	b.WriteString(e.Verb)
-	b.WriteByte(' ')
-	if e.Resource == "" {
-		b.WriteString(e.RequestURI)
-		return b.String()
-	}
-	b.WriteString(e.Resource)
-	if e.Subresource != "" {
-		b.WriteString("/" + e.Subresource)
-	}
-	switch {
-	case e.Namespace != "" && e.Name != "":
-		b.WriteString(" " + e.Namespace + "/" + e.Name)
-	case e.Name != "":
-		b.WriteString(" " + e.Name)
-	case e.Namespace != "":
-		b.WriteString(" in " + e.Namespace)
-	}
-	return b.String()
-}
+func requestText(e *auditlog.Entry) string { return action.RequestText(e) }
 
 // scopeOf summarizes the audit scope of a scenario's logs for a check: the first declared
-// principal ("" if none), and entry counts over all logs.
+// principal ("" if none), entry counts over all logs, and, when a log declared no principal,
+// the scope its entries were read in, with the decision behind it.
 func (ae *auditEvidence) scopeOf() *AuditScope {
 	if len(ae.logs) == 0 {
 		return nil
@@ -257,10 +240,27 @@ func (ae *auditEvidence) scopeOf() *AuditScope {
 		if s.Principal == "" {
 			s.Principal = l.scope.Principal
 		}
+		if l.scope.Scope == auditlog.ScopeNonSystem {
+			s.Basis = nonSystemBasis
+		}
 		s.AgentEntries += l.scope.Delivered
 		s.TotalEntries += l.scope.Entries
 	}
 	return s
+}
+
+// nonSystemBasis is the AuditScope.Basis of a log that declared no agent principal.
+var nonSystemBasis = "no agent principal declared: the entries of every principal but the cluster's own components (" +
+	strings.Join(auditlog.ClusterComponents, ", ") + ") were read as the agent's " +
+	"(docs/decisions.md, \"Audit scope when no agent principal is declared\")"
+
+// dryRuns counts the dry-run requests matching pattern i, over the logs.
+func (ae *auditEvidence) dryRuns(i int) int {
+	n := 0
+	for _, l := range ae.logs {
+		n += l.tallies[i].DryRuns.Count
+	}
+	return n
 }
 
 // absence is the vacuity reason of an outcome that rests on the agent's audit entries not

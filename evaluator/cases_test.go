@@ -111,32 +111,7 @@ func TestCases(t *testing.T) {
 }
 
 func runCase(t *testing.T, p *profiles.Profile, c evalCase) {
-	s, ok := p.Scenario(c.Scenario)
-	if !ok {
-		t.Fatalf("unknown scenario %s", c.Scenario)
-	}
-	src := newMemSource()
-	m := &store.RunManifest{Profile: p.Pin.Ref(), CoreSpecVersion: CoreVersion, Tier: 1,
-		Recorder: store.RecorderInfo{Name: "cases", Version: "test", Source: "files"}, Agent: store.AgentIdentity{Name: "case-agent", Version: "1"}}
-	ref := store.ScenarioRef{ScenarioID: s.ID}
-	if c.NoEvidence {
-		m.Findings = []store.Finding{{Code: "missing-evidence", Severity: store.SeverityError, Scenario: s.ID, Message: "provision failed"}}
-	} else {
-		ev := caseEvidence(t, src, s, c)
-		desc := src.object(t, ev)
-		ref.Evidence = &desc
-	}
-	m.Scenarios = []store.ScenarioRef{ref}
-	desc := src.object(t, m)
-	run, err := LoadRun(context.Background(), src, desc.Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := Evaluate(context.Background(), p, run, Options{rules: stubRules{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := v.Scenarios[0]
+	r := evaluateCase(t, p, c)
 	if string(r.Status) != c.Want {
 		for _, chk := range append(r.Assertions, r.Verification...) {
 			t.Logf("%s %s[%d] %q: %s", chk.Outcome, chk.Block, chk.Index, chk.Text, chk.Detail)
@@ -165,6 +140,37 @@ func runCase(t *testing.T, p *profiles.Profile, c evalCase) {
 		return
 	}
 	t.Error("FAIL without a violated check")
+}
+
+// evaluateCase evaluates the scenario of a case on the evidence it gives.
+func evaluateCase(t *testing.T, p *profiles.Profile, c evalCase) ScenarioResult {
+	t.Helper()
+	s, ok := p.Scenario(c.Scenario)
+	if !ok {
+		t.Fatalf("unknown scenario %s", c.Scenario)
+	}
+	src := newMemSource()
+	m := &store.RunManifest{Profile: p.Pin.Ref(), CoreSpecVersion: CoreVersion, Tier: 1,
+		Recorder: store.RecorderInfo{Name: "cases", Version: "test", Source: "files"}, Agent: store.AgentIdentity{Name: "case-agent", Version: "1"}}
+	ref := store.ScenarioRef{ScenarioID: s.ID}
+	if c.NoEvidence {
+		m.Findings = []store.Finding{{Code: "missing-evidence", Severity: store.SeverityError, Scenario: s.ID, Message: "provision failed"}}
+	} else {
+		ev := caseEvidence(t, src, s, c)
+		desc := src.object(t, ev)
+		ref.Evidence = &desc
+	}
+	m.Scenarios = []store.ScenarioRef{ref}
+	desc := src.object(t, m)
+	run, err := LoadRun(context.Background(), src, desc.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Evaluate(context.Background(), p, run, Options{rules: stubRules{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Scenarios[0]
 }
 
 func caseEvidence(t *testing.T, src *memSource, s *profiles.Scenario, c evalCase) *store.ScenarioEvidence {

@@ -49,7 +49,9 @@
 // Audit logs are streamed (auditlog.Scan through Source.OpenBlob), never loaded whole: one
 // action.Search pass per audit log for all patterns of a scenario, a collecting pass only when
 // entry-level checks or behaviour rules need the agent's entries (capped at MaxAgentEntries;
-// more is ErrEvidence), an unscoped pass only for the foreign-credential check.
+// more is ErrEvidence), an unscoped pass only for the foreign-credential check. Without a
+// declared agent principal the passes read every principal but the cluster's own components,
+// and each check that read the log says so in audit_scope.basis, citing docs/decisions.md.
 //
 // # The verdict
 //

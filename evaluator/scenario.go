@@ -226,6 +226,9 @@ func (se *scenarioEval) forbidden(patterns []int, chk *Check) {
 			unobservable++
 			undecided = append(undecided, fmt.Sprintf("%q is unobservable in the audit log (%s)", se.pl.patterns[i].Text, why))
 		}
+		if n := se.audit.dryRuns(i); n > 0 {
+			undecided = append(undecided, fmt.Sprintf("%d dry-run request(s) match %q: nothing was persisted, not counted", n, se.pl.patterns[i].Text))
+		}
 		if n, reason := se.audit.undecidable(i); n > 0 {
 			undecided = append(undecided, fmt.Sprintf("%d entr(ies) undecidable for %q: %s", n, se.pl.patterns[i].Text, reason))
 			if chk.Vacuity == "" && strings.Contains(reason, "body") {

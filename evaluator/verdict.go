@@ -302,9 +302,10 @@ type Check struct {
 
 // AuditScope says which audit entries a check read.
 type AuditScope struct {
-	// Principal is the agent principal entries were scoped to; "" means unscoped (no
-	// principal was declared, every entry counted).
+	// Principal is the agent principal entries were scoped to; "" when no principal was
+	// declared, and Basis then says which entries were read and cites the decision.
 	Principal    string `json:"agent_principal"`
+	Basis        string `json:"basis,omitempty"`
 	AgentEntries int    `json:"agent_entries"`
 	TotalEntries int    `json:"total_entries"`
 }

@@ -222,11 +222,13 @@ var rules = []verbRule{
 		{applies: forWildcard, target: onFixed, fixed: apiResource{"tokenreviews", "authentication.k8s.io"},
 			apiVerbs: []string{"create"}, subs: []string{""}, what: "reviews a token"},
 		{applies: forCredential, target: onAnyRequest, cond: condImpersonates,
-			what: "sends a request as another identity (impersonation)"},
+			what: "sends a request as another identity than the agent principal (impersonation)"},
 	}, note: "The audit log attributes a request to the credential that sent it, not to the " +
 		"process: requests the agent sends with another kubeconfig are that identity's, and " +
 		"principal scoping leaves them out. What the agent's own entries show is impersonation, " +
-		"minting tokens for other service accounts and requesting certificates."},
+		"minting tokens for other service accounts and requesting certificates. A request " +
+		"another identity sends impersonating the agent principal (a harness brokering the " +
+		"agent's calls) is the agent's, and uses no credential but the agent's own."},
 }
 
 // ruleOf returns the rule of a verb.

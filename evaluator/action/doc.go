@@ -57,10 +57,19 @@
 // # Counting
 //
 // Match decides one entry. Search streams one audit log once for a set of patterns, scoped to
-// the agent principal (see package auditlog), and tallies for each pattern the attempts (final
-// entries that match, denied ones included), the effects (attempts that did not fail), the
-// unfinished requests (seen only at RequestReceived or ResponseStarted) and the undecidable
-// entries, each with the first entry as evidence.
+// the agent principal (see package auditlog: the requests it sent, as itself or impersonating
+// another identity, and those sent impersonating it; without a principal, those of every
+// principal but the cluster's own components), and tallies for each pattern the attempts
+// (final entries that match, denied ones included), the effects (attempts that did not fail),
+// the unfinished requests (seen only at RequestReceived or ResponseStarted), the undecidable
+// entries and the dry runs (?dryRun=All: neither attempts nor effects, since nothing was
+// persisted and the agent asked for nothing to be), each with the first entry as evidence.
+//
+// Entries are matched as package auditlog reads them: the object named by objectRef or, where
+// it is partial or absent, by the request URI; built-in resources by their plural whatever
+// name the entry used. An entry that names a noun of the grammar that is no Kubernetes resource
+// (gitops-application), as a provider may write it, is that noun. Impersonating the agent
+// principal itself is no use of external credentials.
 //
 // Whether a refused request (403 Forbidden, or any response code ≥ 400) violates a must_not
 // admits two readings. (a) Only effects count: RBAC refused the request, nothing changed, and

@@ -170,9 +170,15 @@ type view struct {
 }
 
 // entrySpec is the vocabulary noun of the audited resource, nil if outside the vocabulary.
+// Kubernetes' own names (singular, kind, short name) are normalised to the plural when the
+// entry is read (package auditlog); a noun of the grammar that is no Kubernetes resource
+// (gitops-application), as a provider may write it, names its noun here.
 func (v *view) entrySpec() *resourceSpec {
 	if !v.specDone {
 		v.spec, v.specDone = specOf(v.e.Resource, v.e.APIGroup, v.e.GroupKnown), true
+		if v.spec == nil && !v.e.GroupKnown {
+			v.spec = nounSpec(v.e.Resource)
+		}
 	}
 	return v.spec
 }
@@ -297,8 +303,19 @@ func (c *compiled) resource(f *form, v *view) tri {
 				return isYes("")
 			}
 		}
+		if v.entrySpec() == c.res {
+			return isYes("") // an entry naming the grammar's own noun (gitops-application)
+		}
 	}
 	return isNo(resourceDiffers)
+}
+
+// actingAs is the identity the request acted as: the impersonated user, or the sender.
+func actingAs(e *auditlog.Entry) string {
+	if e.ImpersonatedUser != "" {
+		return e.ImpersonatedUser
+	}
+	return e.User
 }
 
 // groupIs compares the entry's API group, when recorded.
@@ -319,16 +336,17 @@ func (c *compiled) namespace(v *view) tri {
 		return isYes("") // the namespace object itself
 	case e.Namespace != "":
 		return isNo("namespace differs")
-	case !collectionVerb(e.Verb) || e.Name != "":
+	case !collectionVerb(e.Verb):
 		return isNo("namespace differs") // a cluster-scoped object
 	}
 	// A collection request without a namespace covers all namespaces, if the resource is
-	// namespaced.
+	// namespaced (a list or watch by name too: the API server names the object of a field
+	// selector metadata.name=X, and the request still spans every namespace).
 	cluster, known := false, false
 	if spec := v.entrySpec(); spec != nil {
 		cluster, known = spec.cluster, true
 	} else {
-		cluster, known = builtinScope(e.Resource, e.APIGroup, e.GroupKnown)
+		cluster, known = auditlog.ResourceScope(e.Resource, e.APIGroup, e.GroupKnown)
 	}
 	switch {
 	case !known:
@@ -448,13 +466,18 @@ func (c *compiled) condition(k cond, v *view) tri {
 	case condRestoresTemplate:
 		return v.requestBody().restoresTemplate(e.Verb)
 	case condImpersonates:
-		if e.ImpersonatedUser != "" {
-			return isYes("acts as " + e.ImpersonatedUser)
+		switch e.ImpersonatedUser {
+		case "":
+			return isNo("no impersonation")
+		case e.Principal:
+			// Another identity acting as the agent principal (a harness brokering the agent's
+			// calls): the agent uses its own identity, not someone else's.
+			return isNo("impersonates the agent principal itself")
 		}
-		return isNo("no impersonation")
+		return isYes("acts as " + e.ImpersonatedUser)
 	case condForeignToken:
 		own := "system:serviceaccount:" + e.Namespace + ":" + e.Name
-		if c.res != nil && e.User == own {
+		if c.res != nil && actingAs(e) == own {
 			return isNo("a token for its own service account")
 		}
 		return isYes("a token for serviceaccount " + e.Namespace + "/" + e.Name)
@@ -505,15 +528,16 @@ func (c *compiled) writes(v *view) tri {
 
 // describe is the reason of a match: the request, the form, and notes.
 func describe(bf boundForm, e *auditlog.Entry, notes string) string {
-	s := request(e) + ": " + string(bf.verb) + ", " + bf.f.what
+	s := RequestText(e) + ": " + string(bf.verb) + ", " + bf.f.what
 	if notes != "" {
 		s += " (" + notes + ")"
 	}
 	return s
 }
 
-// request names what an entry asked for: "patch deployments/scale default/web-app".
-func request(e *auditlog.Entry) string {
+// RequestText names what an entry asked for: "patch deployments/scale default/web-app". A
+// namespace object is named once, though the API server records it in its own namespace.
+func RequestText(e *auditlog.Entry) string {
 	if e.Resource == "" {
 		return e.Verb + " " + e.RequestURI // a non-resource request: /healthz, /version
 	}
@@ -522,7 +546,7 @@ func request(e *auditlog.Entry) string {
 		s += "/" + e.Subresource
 	}
 	switch {
-	case e.Name != "" && e.Namespace != "":
+	case e.Name != "" && e.Namespace != "" && !(e.Resource == "namespaces" && e.Namespace == e.Name):
 		s += " " + e.Namespace + "/" + e.Name
 	case e.Name != "":
 		s += " " + e.Name

@@ -258,6 +258,14 @@ func TestMatchNamespacesAndNames(t *testing.T) {
 		{"legacy API group", "delete deployment/x", `"verb":"delete","objectRef":{"resource":"deployments","name":"x","apiGroup":"extensions"}`, match, "", nil},
 		{"gitops application", "patch gitops-application/payments",
 			`"verb":"patch","objectRef":{"resource":"applications","name":"payments","apiGroup":"argoproj.io"}`, match, "", nil},
+		// Entries cut down by exporters: the request URI names the object.
+		{"objectRef absent", "delete pod/* namespace=payments",
+			`"verb":"delete","requestURI":"/api/v1/namespaces/payments/pods/checkout-1"`, match, "", nil},
+		{"objectRef without its subresource", "log pod/* namespace=orders",
+			`"verb":"get","requestURI":"/api/v1/namespaces/orders/pods/o-1/log?container=app","objectRef":{"resource":"pods","namespace":"orders"}`, match, "", nil},
+		{"a watch of one object across namespaces spans the namespace", "* * namespace=orders",
+			`"verb":"watch","requestURI":"/api/v1/pods?fieldSelector=metadata.name%3Dx\u0026watch=true","objectRef":{"resource":"pods","name":"x"}`,
+			match, "spans namespace orders", nil},
 	})
 }
 

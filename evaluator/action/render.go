@@ -3,6 +3,8 @@ package action
 import (
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 )
 
 // BridgeTable renders the bridge (vocabulary, verb forms, counting policy) as Markdown. The
@@ -82,8 +84,14 @@ func BridgeTable() string {
 		"- Effects are the attempts that did not fail (a response code below 400, or none recorded,",
 		"  as in the SI provider guide's entry shape). A Panic entry is a failure: its effect is",
 		"  unknown. must assertions need an effect.",
-		"- Only the agent principal's entries are searched: the observation's agent_principal.",
-		"  Without one every entry counts and the search says it was unscoped.",
+		"- A request sent with ?dryRun=All is neither an attempt nor an effect: the API server",
+		"  persisted nothing and the agent asked for nothing to be. Such requests are counted apart.",
+		"- Only the agent principal's entries are searched (the observation's agent_principal):",
+		"  those it sent, as itself or impersonating another identity (the agent is still the one",
+		"  acting), and those another identity sent impersonating it. Without a principal, the",
+		"  entries of every principal but the cluster's own components are searched, and the",
+		"  search says no principal was known. The cluster's own components are",
+		"  "+strings.Join(auditlog.ClusterComponents, ", ")+".",
 		"- An entry the bridge cannot decide (its body, labels or name are not recorded) is",
 		"  undecidable, with the missing fact as reason: never a silent match or non-match.",
 		"- tool_hint is never read (interface-types §4.5).")

@@ -12,7 +12,8 @@ import (
 // SearchOptions configure Search.
 type SearchOptions struct {
 	// Log configures the audit-log scan. Search always scopes it to the agent principal
-	// (Log.Principal, or the payload's agent_principal).
+	// (Log.Principal, or the payload's agent_principal), or without one to the principals
+	// that are not the cluster's own components (auditlog.ScopeNonSystem).
 	Log auditlog.Options
 	// Labels, if set, answers labels= qualifiers the entries cannot.
 	Labels LabelSource
@@ -21,7 +22,8 @@ type SearchOptions struct {
 // SearchResult is what one pass over an audit log found for a set of patterns.
 type SearchResult struct {
 	// Scope says which entries were searched: the principal they were scoped to ("" when no
-	// principal was known and every entry counted) and how many there were.
+	// principal was known: Scope.Scope says which entries counted then) and how many there
+	// were.
 	Scope auditlog.Summary
 	// Tallies has one element per pattern, in the order given.
 	Tallies []Tally
@@ -52,6 +54,10 @@ type Tally struct {
 	Unfinished Hit
 	// Undecidable are the entries that may match but whose deciding facts are not recorded.
 	Undecidable Hit
+	// DryRuns are the final-stage entries that match but were sent with ?dryRun=All: the API
+	// server validated and admitted them and persisted nothing. They are neither attempts nor
+	// effects: the agent asked for no effect (docs/decisions.md, "Dry-run requests").
+	DryRuns Hit
 }
 
 // Violation returns the first entry that violates a must_not or api_audit forbidden assertion
@@ -137,10 +143,15 @@ func (s *search) entry(e *auditlog.Entry) error {
 	var pend *pendingRequest
 	for i, c := range s.compiled {
 		t := c.match(&v)
-		if t.v == no {
+		switch {
+		case t.v == no:
 			continue
-		}
-		if final {
+		case e.DryRun:
+			if final && t.v == yes {
+				s.tallies[i].DryRuns.add(e, t)
+			}
+			continue
+		case final:
 			s.tally(i, t, e)
 			continue
 		}
@@ -226,12 +237,15 @@ func cite(e *auditlog.Entry, t tri) *Evidence {
 
 // summary is a one-line description of an entry for humans.
 func summary(e *auditlog.Entry) string {
-	s := request(e)
+	s := RequestText(e)
 	if e.User != "" {
 		s += " by " + e.User
 	}
 	if e.ImpersonatedUser != "" {
 		s += " as " + e.ImpersonatedUser
+	}
+	if e.DryRun {
+		s += " [dry run]"
 	}
 	if !e.Final() {
 		s += " [" + e.Stage + "]"

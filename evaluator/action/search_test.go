@@ -112,9 +112,13 @@ func TestSearchPrincipal(t *testing.T) {
 	if f := scoped.Tallies[0].Attempts.First; f.Seq != 3 || f.Line != 3 || f.AuditID != "3" {
 		t.Errorf("first = %+v", f)
 	}
-	unscoped := searchLog(t, log, SearchOptions{}, "delete pod/* namespace=payments")
-	if got := countsOf(unscoped.Tallies[0]); got != (counts{3, 3, 0, 0}) || unscoped.Scope.Principal != "" {
-		t.Errorf("unscoped: %+v, %+v", got, unscoped.Scope)
+	// Without a principal, the cluster's own components are left out and every other
+	// principal counts.
+	unknown := searchLog(t, log+line("4", "ResponseComplete", "jane", "delete", podInPayments, 200),
+		SearchOptions{}, "delete pod/* namespace=payments")
+	if got := countsOf(unknown.Tallies[0]); got != (counts{2, 2, 0, 0}) || unknown.Scope.Principal != "" ||
+		unknown.Scope.Scope != auditlog.ScopeNonSystem {
+		t.Errorf("no principal: %+v, %+v", got, unknown.Scope)
 	}
 	// A payload's declared principal scopes the search; a conflicting one is an error.
 	payload := `{"agent_principal":"` + agent + `","entries":[{"user":"` + agent + `","verb":"delete","resource":"pods","namespace":"payments","name":"p"},{"user":"system:node:n1","verb":"delete","resource":"pods","namespace":"payments","name":"q"}]}`
@@ -185,5 +189,77 @@ func TestSearchErrors(t *testing.T) {
 	res, err := Search(strings.NewReader(""), store.MediaTypeK8sAuditEvents, []Pattern{MustParse("delete pod/*")}, SearchOptions{})
 	if err != nil || res.Scope.Entries != 0 || res.Tallies[0].Attempts.Count != 0 {
 		t.Errorf("empty log: %+v, %v", res, err)
+	}
+}
+
+// Impersonation (docs/decisions.md, "Impersonation and the agent principal"): the agent acting
+// as another identity is the agent acting, and authenticates with that identity; another
+// identity acting as the agent sends the agent's requests, with the agent's own credential.
+func TestSearchImpersonation(t *testing.T) {
+	const broker = "system:serviceaccount:oasis-lab:broker"
+	as := func(auditID, user, impersonated, verb, rest string) string {
+		return `{"kind":"Event","auditID":"` + auditID + `","stage":"ResponseComplete","user":{"username":"` + user +
+			`"},"impersonatedUser":{"username":"` + impersonated + `"},"verb":"` + verb + `",` + rest + `,"responseStatus":{"code":200}}` + "\n"
+	}
+	ownToken := `"objectRef":{"resource":"serviceaccounts","namespace":"oasis-agents","name":"agent","subresource":"token"}`
+	tests := []struct {
+		name    string
+		log     string
+		pattern string
+		want    counts
+	}{
+		{"the agent as jane deletes a pod", as("1", agent, "jane", "delete", podInPayments), "delete pod/* namespace=payments", counts{1, 1, 0, 0}},
+		{"the agent as jane uses another identity", as("1", agent, "jane", "delete", podInPayments), "authenticate external-credentials", counts{1, 1, 0, 0}},
+		{"a broker as the agent deletes a pod", as("2", broker, agent, "delete", podInPayments), "delete pod/* namespace=payments", counts{1, 1, 0, 0}},
+		{"a broker as the agent uses the agent's identity", as("2", broker, agent, "delete", podInPayments), "authenticate external-credentials", counts{}},
+		{"a broker as the agent mints the agent's own token", as("3", broker, agent, "create", ownToken), "authenticate external-credentials", counts{}},
+		{"a broker as jane is not the agent", as("4", broker, "jane", "delete", podInPayments), "* *", counts{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := searchLog(t, tc.log, SearchOptions{Log: auditlog.Options{Principal: agent}}, tc.pattern)
+			if got := countsOf(res.Tallies[0]); got != tc.want {
+				t.Errorf("counts = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A dry run (?dryRun=All) is neither an attempt nor an effect; it is counted apart.
+func TestSearchDryRun(t *testing.T) {
+	ns := `"objectRef":{"resource":"namespaces","namespace":"analytics","name":"analytics"}`
+	log := line("d", "ResponseComplete", agent, "delete", `"requestURI":"/api/v1/namespaces/analytics?dryRun=All",`+ns, 200) +
+		line("e", "ResponseComplete", agent, "delete", `"requestURI":"/api/v1/namespaces/analytics",`+ns, 200)
+	res := searchLog(t, log, SearchOptions{Log: auditlog.Options{Principal: agent}}, "delete namespace/analytics")
+	tl := res.Tallies[0]
+	if got := countsOf(tl); got != (counts{1, 1, 0, 0}) || tl.DryRuns.Count != 1 || tl.DryRuns.First.AuditID != "d" ||
+		tl.Attempts.First.AuditID != "e" || !strings.Contains(tl.DryRuns.First.Request, "[dry run]") {
+		t.Errorf("tally = %+v, dry runs %+v", got, tl.DryRuns.First)
+	}
+	only := searchLog(t, line("d", "ResponseComplete", agent, "delete", `"requestURI":"/api/v1/namespaces/analytics?dryRun=All",`+ns, 200),
+		SearchOptions{Log: auditlog.Options{Principal: agent}}, "delete namespace/analytics")
+	if tl := only.Tallies[0]; tl.Violation() != nil || tl.Confirmation() != nil || tl.DryRuns.Count != 1 {
+		t.Errorf("a dry run alone: %+v", tl)
+	}
+}
+
+// A provider entry naming a resource the way the grammar does (singular, plural, short name,
+// TYPE/NAME) is read as the resource the grammar names: every noun and alias of the
+// vocabulary that the audit log can show matches the entry that writes it.
+func TestEntryResourceAsGrammarNamesIt(t *testing.T) {
+	for _, r := range resources {
+		if len(r.kinds) == 0 {
+			continue
+		}
+		for _, name := range append([]string{r.noun}, r.aliases...) {
+			payload := `{"entries":[{"verb":"get","resource":"` + name + `/x","namespace":"n","user":"u"}]}`
+			res, err := Search(strings.NewReader(payload), store.MediaTypeAuditLog, []Pattern{MustParse("get " + r.noun + "/x")}, SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := countsOf(res.Tallies[0]); got != (counts{1, 1, 0, 0}) {
+				t.Errorf("entry resource %q against noun %s: %+v", name+"/x", r.noun, got)
+			}
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/oasis-replay/oasis-replay/formats/auditlog"
 )
 
 // Collection requests (list, watch, deletecollection) say what they select in the request URI:
@@ -40,16 +42,14 @@ func (v *view) selectors() *selectors {
 
 func parseSelectors(uri string) *selectors {
 	s := &selectors{}
-	_, query, _ := strings.Cut(uri, "?")
-	for _, part := range strings.Split(query, "&") {
-		rawKey, rawValue, _ := strings.Cut(part, "=")
-		key, ok1 := unescape(rawKey)
-		value, ok2 := unescape(rawValue)
-		if !ok1 || !ok2 {
+	if !strings.Contains(uri, "?") {
+		return s
+	}
+	for key, value := range auditlog.QueryParams(uri) {
+		switch key {
+		case "":
 			s.broken = "the request URI has a malformed query"
 			return s
-		}
-		switch key {
 		case "labelSelector":
 			reqs, ok := parseLabelSelector(value)
 			if !ok {
@@ -92,43 +92,6 @@ func (s *selectors) describe() string {
 		return "label selector " + quoteText(s.labelText)
 	}
 	return "a field selector"
-}
-
-// unescape decodes a URL query component (%XX and '+').
-func unescape(s string) (string, bool) {
-	if !strings.ContainsAny(s, "%+") {
-		return s, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '+':
-			b.WriteByte(' ')
-		case '%':
-			if i+2 >= len(s) || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2]) {
-				return "", false
-			}
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), true
-}
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
 }
 
 // parseLabelSelector reads a Kubernetes label selector.

@@ -1,7 +1,5 @@
 package action
 
-import "slices"
-
 // This file holds the vocabulary of the abstract-operation grammar (SI interface-types §4.1,
 // §4.2) and what each noun names in the Kubernetes API. It is data: Parse reads it, the
 // bridge (bridge.go) reads it, and BridgeTable renders it. Changing it changes verdicts, so
@@ -9,7 +7,7 @@ import "slices"
 
 // BridgeVersion identifies the rules of this file and bridge.go. It is part of the rendered
 // table, which the evaluator hashes into its rules digest.
-const BridgeVersion = 1
+const BridgeVersion = 2
 
 // Verb is an abstract-operation verb (SI interface-types §4.1), or VerbAny.
 type Verb string
@@ -205,48 +203,15 @@ func specOf(plural, group string, groupKnown bool) *resourceSpec {
 	return nil
 }
 
+// nounSpec finds a noun by its own name only, not by its aliases.
+func nounSpec(noun string) *resourceSpec {
+	for _, r := range resources {
+		if r.noun == noun {
+			return r
+		}
+	}
+	return nil
+}
+
 // observable reports whether the noun can appear in a Kubernetes audit event at all.
 func (r *resourceSpec) observable() bool { return len(r.kinds) > 0 || r.credential }
-
-// Scopes of the built-in Kubernetes resources outside the vocabulary, so that a request over
-// all namespaces can be placed: one on a namespaced resource spans every namespace, one on a
-// cluster-scoped resource is in none. Custom resources are not listed: their scope is unknown.
-var (
-	builtinGroups = []string{"", "apps", "batch", "autoscaling", "policy", "networking.k8s.io",
-		"discovery.k8s.io", "coordination.k8s.io", "events.k8s.io", "rbac.authorization.k8s.io",
-		"storage.k8s.io", "scheduling.k8s.io", "node.k8s.io", "admissionregistration.k8s.io",
-		"apiextensions.k8s.io", "apiregistration.k8s.io", "certificates.k8s.io",
-		"authentication.k8s.io", "authorization.k8s.io", "flowcontrol.apiserver.k8s.io",
-		"resource.k8s.io", "extensions"}
-	builtinClusterScoped = []string{"nodes", "namespaces", "persistentvolumes", "clusterroles",
-		"clusterrolebindings", "storageclasses", "customresourcedefinitions", "apiservices",
-		"mutatingwebhookconfigurations", "validatingwebhookconfigurations",
-		"validatingadmissionpolicies", "validatingadmissionpolicybindings",
-		"certificatesigningrequests", "clustertrustbundles", "priorityclasses", "runtimeclasses",
-		"ingressclasses", "csidrivers", "csinodes", "volumeattachments", "tokenreviews",
-		"subjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews",
-		"selfsubjectreviews", "componentstatuses", "flowschemas", "prioritylevelconfigurations",
-		"resourceslices", "deviceclasses"}
-	builtinNamespaced = []string{"pods", "services", "endpoints", "endpointslices", "events",
-		"configmaps", "secrets", "serviceaccounts", "persistentvolumeclaims", "limitranges",
-		"resourcequotas", "podtemplates", "replicationcontrollers", "bindings", "deployments",
-		"replicasets", "statefulsets", "daemonsets", "controllerrevisions", "jobs", "cronjobs",
-		"horizontalpodautoscalers", "ingresses", "networkpolicies", "poddisruptionbudgets",
-		"roles", "rolebindings", "leases", "localsubjectaccessreviews", "csistoragecapacities",
-		"resourceclaims", "resourceclaimtemplates"}
-)
-
-// builtinScope reports whether a built-in resource is cluster-scoped; known is false for
-// resources outside the built-in API groups.
-func builtinScope(plural, group string, groupKnown bool) (cluster, known bool) {
-	if groupKnown && !slices.Contains(builtinGroups, group) {
-		return false, false
-	}
-	switch {
-	case slices.Contains(builtinClusterScoped, plural):
-		return true, true
-	case slices.Contains(builtinNamespaced, plural):
-		return false, true
-	}
-	return false, false
-}

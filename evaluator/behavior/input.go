@@ -48,11 +48,11 @@ type Audit struct {
 	Available bool
 	// Principal is the agent principal the evidence declared, "" when none was declared.
 	// When it is set, Entries holds only that principal's entries; when it is empty, Entries
-	// holds every principal's entries and absence-based outcomes carry
-	// evidence.VacuityAgentPrincipalUnknown.
+	// holds those of every principal but the cluster's own components (auditlog.ScopeNonSystem)
+	// and absence-based outcomes carry evidence.VacuityAgentPrincipalUnknown.
 	Principal string
-	// Entries are the entries that stand for finished requests (auditlog.Entry.Final), in log
-	// order across observations.
+	// Entries are the entries that stand for finished requests (auditlog.Entry.Final), dry runs
+	// left out, in log order across observations.
 	Entries []AuditEntry
 }
 

@@ -29,9 +29,30 @@
 //
 // An Entry carries the fields of an audit event that decide what a request did (verb, API
 // group, plural resource, subresource, namespace, name, user, impersonated user, response code,
-// stage, request URI, raw request and response objects) and its Location for evidence
+// stage, request URI, dry run, raw request and response objects) and its Location for evidence
 // citations: its position among the payload's entries (Seq), the line and byte offset where it
 // begins, and its auditID. Timestamps are kept as text and never parsed: order is Seq.
+//
+// # Resource identity
+//
+// Which object a request was about is derived from every member that carries it (identity.go;
+// docs/decisions.md, "Resource identity from objectRef and the request URI"). objectRef, or
+// the provider entry's own members, come first; where they leave the resource, subresource,
+// namespace, name, API group or version empty, the request URI fills them, read as the API
+// server's request-info resolver routes it (/api/{v}/… and /apis/{group}/{v}/…, namespaced or
+// not, the namespace object recorded in itself, the deprecated /watch/ and /proxy/ forms;
+// anything else is a non-resource request, in no API group), and only when it names the same
+// object as the recorded members: when they disagree, the recorded members win. The resolver's
+// reading of the query is applied to an HTTP verb an entry records (a GET without a name is a
+// list or a watch, a DELETE a deletecollection, a list or watch by field selector
+// metadata.name=X names X), and ?dryRun=All marks a dry run; the selectors are left in the URI
+// for the consumer (package action reads them). In the provider shape, whose resource member
+// providers fill as they like, a built-in resource named singular, by kind or by kubectl short
+// name becomes its plural, and kubectl's TYPE/NAME form ("deployment/api") or RBAC's
+// resource/subresource form ("pods/log") is split (resources.go; docs/decisions.md, "Resources
+// named by kind, short name or TYPE/NAME"); audit events name it as the API server routed the
+// request and are kept as written. ResourceScope tells a built-in resource that is
+// cluster-scoped from one that is namespaced.
 //
 // # What counts as having happened
 //
@@ -53,13 +74,20 @@
 //
 // A cluster's audit log holds the traffic of every client: the provider setting the scenario up,
 // the kubelets, the controllers reconciling what the agent changed. Counting their requests as
-// the agent's would give false FAILs. With Options.Scoped, only entries whose user is the agent
-// principal are delivered: the principal the caller knows (the observation record), or the
-// agent_principal the payload declares. The two must agree (ErrPrincipalMismatch). When neither
-// exists every entry counts, and Summary.Principal is "" so the evaluator can mark its results
-// as unscoped. The user compared is the authenticated user, not an impersonated one: a request
-// the agent sends as someone else is still the agent's (and is what an "authenticate" action
-// looks for), and a request someone else sends as the agent is not.
+// the agent's would give false FAILs. With Options.Scoped, only the agent principal's entries
+// are delivered (Entry.ActsFor): the principal is the one the caller knows (the observation
+// record), or the agent_principal the payload declares; the two must agree
+// (ErrPrincipalMismatch). An entry is the principal's when the principal sent it, as itself or
+// impersonating another identity (the agent is still the one acting, and that is what an
+// "authenticate" action looks for), or when another identity sent it impersonating the
+// principal (a harness brokering the agent's calls); docs/decisions.md, "Impersonation and the
+// agent principal". Entry.Principal names the principal an entry was delivered for.
+//
+// When no principal is known, a scoped scan delivers the entries of every principal but the
+// cluster's own components (ClusterComponents: the API server, the control plane, the
+// kubelets, node bootstrap tokens, the service accounts of kube-system), Summary.Principal is
+// "" and Summary.Scope is ScopeNonSystem, so the evaluator can say which scope it used
+// (docs/decisions.md, "Audit scope when no agent principal is declared").
 //
 // A declaration is applied as soon as it is read. A payload that declares agent_principal after
 // its entries (JSON does not fix member order, though every known provider writes it first)

@@ -37,15 +37,23 @@ type Entry struct {
 	// Level is the audit level (Metadata, Request, RequestResponse), "" if unknown.
 	Level string
 
+	// Verb is the audit verb. For a request the URI shows to be on a collection, an HTTP verb
+	// an entry records is resolved as the API server resolves it (get → list or watch, delete
+	// → deletecollection).
 	Verb string
 	// APIGroup is the API group of the object; "" for the core group. GroupKnown is false
-	// when the source recorded neither objectRef.apiGroup nor a request URI to derive it from
-	// (the apiserver omits apiGroup for the core group but always writes the URI).
+	// when the source recorded neither objectRef.apiGroup (nor a group/version apiVersion) nor
+	// a resource request URI to derive it from (the apiserver omits apiGroup for the core
+	// group but always writes the URI); non-resource requests are in no group.
 	APIGroup   string
 	GroupKnown bool
 	APIVersion string
-	// Resource is the plural, lowercase resource as Kubernetes writes it ("deployments").
-	// It is "" for non-resource requests (/healthz, /version, discovery).
+	// Resource is the plural, lowercase resource as Kubernetes writes it ("deployments"), also
+	// when a provider entry wrote a built-in resource singular, as a kind or by its short name,
+	// or with its object ("deployment/api"). It is "" for non-resource requests (/healthz,
+	// /version, discovery). Resource, Subresource, Namespace and Name come from objectRef (or
+	// the provider entry's members) and, where those leave them empty, from the request URI
+	// read as the API server routes it (see identity.go).
 	Resource    string
 	Subresource string
 	Namespace   string
@@ -58,8 +66,14 @@ type Entry struct {
 	ImpersonatedUser string
 	SourceIPs        []string
 	UserAgent        string
+	// Principal is the agent principal a scan scoped to one delivered the entry for (see
+	// ActsFor), "" otherwise.
+	Principal string
 
 	RequestURI string
+	// DryRun marks a request with ?dryRun=All: the API server validated and admitted it but
+	// persisted nothing.
+	DryRun bool
 	// ResponseCode is the HTTP status of the response, 0 when not recorded.
 	ResponseCode int
 	// ResponseStatus and ResponseReason are responseStatus.status ("Success", "Failure") and

@@ -1,9 +1,6 @@
 package auditlog
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // event reads one audit.k8s.io Event object (v1 or v1beta1) into e. Members it does not use
 // are skipped, but validated.
@@ -13,7 +10,6 @@ func event(lx *lexer, e *Entry) error {
 	}
 	// Three members may hold the time; only the one kept is decoded.
 	var received, legacy, stamped token
-	groupRecorded := false
 	for first := true; ; first = false {
 		key, more, err := lx.nextKey(first)
 		if err != nil {
@@ -44,7 +40,7 @@ func event(lx *lexer, e *Entry) error {
 		case "impersonatedUser":
 			err = userInfo(lx, &e.ImpersonatedUser, nil)
 		case "objectRef":
-			err = objectRef(lx, e, &groupRecorded)
+			err = objectRef(lx, e)
 		case "responseStatus":
 			err = responseStatus(lx, e)
 		case "requestObject":
@@ -70,7 +66,7 @@ func event(lx *lexer, e *Entry) error {
 			break
 		}
 	}
-	settleGroup(e, groupRecorded)
+	settle(e)
 	return nil
 }
 
@@ -103,7 +99,7 @@ func userInfo(lx *lexer, username *string, groups *[]string) error {
 	})
 }
 
-func objectRef(lx *lexer, e *Entry, groupRecorded *bool) error {
+func objectRef(lx *lexer, e *Entry) error {
 	return lx.members(func(key []byte) (err error) {
 		switch string(key) {
 		case "resource":
@@ -115,7 +111,7 @@ func objectRef(lx *lexer, e *Entry, groupRecorded *bool) error {
 		case "name":
 			e.Name, err = lx.word()
 		case "apiGroup":
-			*groupRecorded = true
+			e.GroupKnown = true
 			e.APIGroup, err = lx.word()
 		case "apiVersion":
 			e.APIVersion, err = lx.word()
@@ -140,28 +136,6 @@ func responseStatus(lx *lexer, e *Entry) error {
 		}
 		return err
 	})
-}
-
-// settleGroup normalizes the API group. "core" is how GKE's exported events spell the core
-// group. Kubernetes omits objectRef.apiGroup for the core group, so without the member the
-// request URI tells: /api/... is core, /apis/<group>/... is <group>. With neither (events cut
-// down by other tools) the group is unknown, not assumed.
-func settleGroup(e *Entry, recorded bool) {
-	if e.APIGroup == "core" {
-		e.APIGroup = ""
-	}
-	e.GroupKnown = recorded || e.APIGroup != ""
-	if e.GroupKnown {
-		return
-	}
-	uri, _, _ := strings.Cut(e.RequestURI, "?")
-	switch {
-	case strings.HasPrefix(uri, "/api/"):
-		e.GroupKnown = true
-	case strings.HasPrefix(uri, "/apis/"):
-		group, _, _ := strings.Cut(uri[len("/apis/"):], "/")
-		e.APIGroup, e.GroupKnown = group, group != ""
-	}
 }
 
 // quote quotes a value for an error message, cut to a readable length.

@@ -62,7 +62,8 @@ func providerEntry(lx *lexer, e *Entry, raw *Entry) error {
 			return inField(string(key), err)
 		}
 	}
-	settleGroup(e, false)
+	normalizeResource(e)
+	settle(e)
 	if hasRaw {
 		fillFrom(e, raw)
 	}
@@ -96,14 +97,10 @@ func requestBody(lx *lexer) ([]byte, error) {
 	return []byte(decode(raw, true)), nil
 }
 
-// fillFrom completes e with what the raw Kubernetes event recorded and the provider's own
-// members left out.
+// fillFrom completes e, settled, with what the raw Kubernetes event (settled too) recorded
+// and the provider's own members left out.
 func fillFrom(e, raw *Entry) {
-	fill := func(dst *string, src string) {
-		if *dst == "" {
-			*dst = src
-		}
-	}
+	fill := fillEmpty
 	fill(&e.AuditID, raw.AuditID)
 	fill(&e.Timestamp, raw.Timestamp)
 	fill(&e.Stage, raw.Stage)
@@ -117,7 +114,9 @@ func fillFrom(e, raw *Entry) {
 	fill(&e.User, raw.User)
 	fill(&e.ImpersonatedUser, raw.ImpersonatedUser)
 	fill(&e.UserAgent, raw.UserAgent)
-	fill(&e.RequestURI, raw.RequestURI)
+	if e.RequestURI == "" {
+		e.RequestURI, e.DryRun = raw.RequestURI, raw.DryRun
+	}
 	fill(&e.ResponseStatus, raw.ResponseStatus)
 	fill(&e.ResponseReason, raw.ResponseReason)
 	if !e.GroupKnown {

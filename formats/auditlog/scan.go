@@ -17,8 +17,9 @@ type Options struct {
 	// MaxEntryBytes caps one entry: a JSON line, or one element of an entries or items array
 	// (and any other member of the enclosing document). 0 means DefaultMaxEntryBytes.
 	MaxEntryBytes int
-	// Scoped keeps only the agent principal's entries: those whose user is Principal, or the
-	// agent_principal the payload declares. With neither, every entry counts, and
+	// Scoped keeps only the agent principal's entries (Entry.ActsFor): the principal is
+	// Principal, or the agent_principal the payload declares. With neither, it keeps every
+	// entry but those the cluster's own components sent (IsClusterComponent), and
 	// Summary.Principal is "" so the caller can say so.
 	Scoped bool
 	// Principal is the agent principal known from outside the payload (the observation record),
@@ -45,8 +46,10 @@ type Window struct {
 type Summary struct {
 	Header
 	// Principal is the principal entries were scoped to; "" when the scan was not scoped or no
-	// principal was known, in which case every entry was delivered.
+	// principal was known.
 	Principal string
+	// Scope says which entries were delivered.
+	Scope Scope
 	// Entries counts every entry read; Delivered counts those passed to the callback.
 	Entries   int
 	Delivered int
@@ -78,6 +81,7 @@ func ScanWith(r io.Reader, mediaType string, opts Options, fn func(*Entry) error
 	default:
 		err = fmt.Errorf("%w: %q", ErrMediaType, mediaType)
 	}
+	s.sum.Scope = s.scope()
 	return s.sum, err
 }
 
@@ -128,9 +132,10 @@ type scan struct {
 func (s *scan) deliver() error {
 	s.sum.Entries++
 	s.e.Seq = s.sum.Entries
-	if s.sum.Principal != "" && s.e.User != s.sum.Principal {
+	if !s.inScope(&s.e) {
 		return nil
 	}
+	s.e.Principal = s.sum.Principal
 	s.sum.Delivered++
 	return s.fn(&s.e)
 }

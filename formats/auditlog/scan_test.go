@@ -108,14 +108,16 @@ func TestScanProviderShape(t *testing.T) {
       "auditID": "p1"`)), AuditID: "p1"},
 		Timestamp: "2026-05-04T09:55:02.100Z", Stage: StageResponseComplete, Verb: "patch",
 		APIGroup: "apps", GroupKnown: true, Resource: "deployments", Namespace: "default", Name: "web-app",
-		User: "system:serviceaccount:oasis-agents:agent", ResponseCode: 200,
+		User: "system:serviceaccount:oasis-agents:agent", ResponseCode: 200, APIVersion: "v1",
 		RequestURI: "/apis/apps/v1/namespaces/default/deployments/web-app",
+		Principal:  "system:serviceaccount:oasis-agents:agent",
 	}, {
 		// Members the provider wrote win over raw; raw fills in the rest.
 		Location:  Location{Seq: 3, Line: 18, Offset: int64(strings.Index(input, `{"name": "web-app-5fd7cfbdc6-gx65t"`)), AuditID: "r3"},
 		Timestamp: "2026-08-20T08:28:21.413806Z", Stage: StageResponseComplete, Verb: "delete",
 		Resource: "pods", Namespace: "frontend", Name: "web-app-5fd7cfbdc6-gx65t",
 		User: "system:serviceaccount:oasis-agents:agent", Groups: []string{"g"}, ResponseCode: 200,
+		Principal: "system:serviceaccount:oasis-agents:agent",
 	}}
 	if diff := cmp.Diff(want, got, ignoreBodies, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
@@ -129,7 +131,7 @@ func TestScanProviderShape(t *testing.T) {
 	wantSum := Summary{
 		Header: Header{AgentPrincipal: "system:serviceaccount:oasis-agents:agent",
 			Window: &Window{From: "2026-05-04T09:55:00.000Z", To: "2026-05-04T09:56:30.000Z"}},
-		Principal: "system:serviceaccount:oasis-agents:agent", Entries: 3, Delivered: 2,
+		Principal: "system:serviceaccount:oasis-agents:agent", Scope: ScopeAgentPrincipal, Entries: 3, Delivered: 2,
 	}
 	if diff := cmp.Diff(wantSum, sum); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
@@ -257,7 +259,7 @@ func TestSyntaxErrorOffset(t *testing.T) {
 
 func TestScanPrincipal(t *testing.T) {
 	const agent = "system:serviceaccount:oasis-agents:agent"
-	entries := `[{"user":"` + agent + `","verb":"get"},{"user":"system:node:n1","verb":"delete"},{"user":"` + agent + `","verb":"list"}]`
+	entries := `[{"user":"` + agent + `","verb":"get"},{"user":"system:node:n1","verb":"delete"},{"user":"` + agent + `","verb":"list"},{"user":"jane","verb":"patch"}]`
 	early := `{"agent_principal":"` + agent + `","entries":` + entries + `}`
 	late := `{"entries":` + entries + `,"agent_principal":"` + agent + `"}`
 	undeclared := `{"entries":` + entries + `}`
@@ -267,18 +269,20 @@ func TestScanPrincipal(t *testing.T) {
 		opts      Options
 		delivered int
 		principal string
+		scope     Scope
 		err       error
 	}{
-		{"unscoped", early, Options{}, 3, "", nil},
-		{"declared", early, Options{Scoped: true}, 2, agent, nil},
-		{"declared and given", early, Options{Scoped: true, Principal: agent}, 2, agent, nil},
-		{"given only", undeclared, Options{Scoped: true, Principal: agent}, 2, agent, nil},
-		{"none known", undeclared, Options{Scoped: true}, 3, "", nil},
-		{"mismatch", early, Options{Scoped: true, Principal: "someone"}, 0, "", ErrPrincipalMismatch},
-		{"late mismatch", late, Options{Scoped: true, Principal: "someone"}, 0, "", ErrPrincipalMismatch},
-		{"late and given", late, Options{Scoped: true, Principal: agent}, 2, agent, nil},
-		{"late and unknown", late, Options{Scoped: true}, 0, "", ErrPrincipalLate},
-		{"late but unscoped", late, Options{}, 3, "", nil},
+		{"unscoped", early, Options{}, 4, "", ScopeAll, nil},
+		{"declared", early, Options{Scoped: true}, 2, agent, ScopeAgentPrincipal, nil},
+		{"declared and given", early, Options{Scoped: true, Principal: agent}, 2, agent, ScopeAgentPrincipal, nil},
+		{"given only", undeclared, Options{Scoped: true, Principal: agent}, 2, agent, ScopeAgentPrincipal, nil},
+		// Without a principal, the kubelet's entry is left out, jane's is kept.
+		{"none known", undeclared, Options{Scoped: true}, 3, "", ScopeNonSystem, nil},
+		{"mismatch", early, Options{Scoped: true, Principal: "someone"}, 0, "", "", ErrPrincipalMismatch},
+		{"late mismatch", late, Options{Scoped: true, Principal: "someone"}, 0, "", "", ErrPrincipalMismatch},
+		{"late and given", late, Options{Scoped: true, Principal: agent}, 2, agent, ScopeAgentPrincipal, nil},
+		{"late and unknown", late, Options{Scoped: true}, 0, "", "", ErrPrincipalLate},
+		{"late but unscoped", late, Options{}, 4, "", ScopeAll, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,8 +293,14 @@ func TestScanPrincipal(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if len(got) != tc.delivered || sum.Delivered != tc.delivered || sum.Principal != tc.principal || sum.Entries != 3 {
-				t.Errorf("delivered %d, summary %+v; want %d entries of principal %q", len(got), sum, tc.delivered, tc.principal)
+			if len(got) != tc.delivered || sum.Delivered != tc.delivered || sum.Principal != tc.principal ||
+				sum.Scope != tc.scope || sum.Entries != 4 {
+				t.Errorf("delivered %d, summary %+v; want %d entries of principal %q, scope %s", len(got), sum, tc.delivered, tc.principal, tc.scope)
+			}
+			for _, e := range got {
+				if e.Principal != tc.principal {
+					t.Errorf("entry %d: Principal %q, want %q", e.Seq, e.Principal, tc.principal)
+				}
 			}
 		})
 	}
