@@ -487,24 +487,15 @@ func (l *kensaLoader) judgement(desc store.Descriptor) (*ekensa.Judgement, error
 	if err := store.Decode(b, &j); err != nil {
 		return nil, err
 	}
-	out := &ekensa.Judgement{Source: j.Source, Model: j.Model}
-	if j.Exit.Code != 0 || j.Exit.TimedOut || j.Exit.Error != "" {
-		out.Failed = j.Exit.Error
-		if out.Failed == "" {
-			out.Failed = fmt.Sprintf("judge command exited with code %d", j.Exit.Code)
-		}
-	}
+	var prompt []byte
 	if j.Prompt != nil {
-		p, err := l.blob(*j.Prompt)
-		if err != nil {
+		if prompt, err = l.blob(*j.Prompt); err != nil {
 			return nil, err
 		}
-		out.Prompt = string(p)
 	}
-	a, err := l.blob(j.Answer)
+	answer, err := l.blob(j.Answer)
 	if err != nil {
 		return nil, err
 	}
-	out.Answer = string(a)
-	return out, nil
+	return ekensa.RecordedJudgement(&j, prompt, answer), nil
 }

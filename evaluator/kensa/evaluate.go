@@ -49,6 +49,19 @@ type Judgement struct {
 	Failed string
 }
 
+// RecordedJudgement is the judgement j records, with the bytes of its prompt (nil when none
+// was recorded) and of its answer: what replay and kensa run both evaluate.
+func RecordedJudgement(j *store.KensaJudgement, prompt, answer []byte) *Judgement {
+	out := &Judgement{Source: j.Source, Model: j.Model, Prompt: string(prompt), Answer: string(answer)}
+	if j.Exit.Code != 0 || j.Exit.TimedOut || j.Exit.Error != "" {
+		out.Failed = j.Exit.Error
+		if out.Failed == "" {
+			out.Failed = fmt.Sprintf("judge command exited with code %d", j.Exit.Code)
+		}
+	}
+	return out
+}
+
 // Statuses of a run. Pass, fail, error and uncertain are Kensa's; pending is a run whose
 // checks passed and whose criteria have no recorded judgement.
 const (

@@ -387,8 +387,9 @@ func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool strin
 	return nil
 }
 
-// EvidenceOf is the evidence of a record not yet sealed, as replay will load it. Only the
-// tails of the captured streams that Kensa keeps are read.
+// EvidenceOf is the evidence of a record not yet sealed, as replay will load it: a run,
+// its recorded judgement included, evaluates to one result before and after it is sealed.
+// Only the tails of the captured streams that Kensa keeps are read.
 func EvidenceOf(r *Record) (*ekensa.Evidence, error) {
 	stdout, err := r.Stdout.tail(fkensa.RunStdoutRunes)
 	if err != nil {
@@ -412,6 +413,9 @@ func EvidenceOf(r *Record) (*ekensa.Evidence, error) {
 		if ev.Spans, err = fkensa.ReadTrace("trace", r.Trace); err != nil {
 			ev.TraceError = err.Error()
 		}
+	}
+	if r.Judgement != nil {
+		ev.Judgement = ekensa.RecordedJudgement(r.Judgement, r.JudgePrompt, r.JudgeAnswer)
 	}
 	if spec, ok := r.Definition.Files[judgePath(r.Definition.Scenario)]; ok {
 		ev.JudgeSpec, _ = fkensa.ParseJudgeSpec("judge", spec)

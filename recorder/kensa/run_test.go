@@ -22,7 +22,7 @@ const agentEnv = "KENSA_AGENT_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(agentEnv) == "1" {
-		os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(kensaagent.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
