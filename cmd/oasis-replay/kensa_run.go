@@ -24,7 +24,9 @@ func kensaRunCommand() *cli.Command {
 			"scenario's run_command runs as Kensa runs it: no shell, the input appended as the last argument\n" +
 			"(or put where an argument says {{input}}), env_overrides applied, once per dataset row, --runs\n" +
 			"times. The agent gets KENSA_TRACE_DIR (Kensa's JSONL exporter) and OTEL_EXPORTER_OTLP_ENDPOINT\n" +
-			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON); every span source is kept byte-exact.\n" +
+			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON, gzip-compressed or not), with\n" +
+			"OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL set to http/protobuf unless\n" +
+			"the scenario's env_overrides set one; every span source is kept byte-exact.\n" +
 			"A run past --timeout is killed with its process group and recorded as an error run.\n\n" +
 			"The store is never held while agents run: each run is spooled to a directory, and the store is\n" +
 			"opened at most once a second to seal finished runs. A killed kensa run loses only the runs in\n" +

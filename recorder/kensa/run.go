@@ -221,15 +221,31 @@ func buildArgv(command []string, input pyvalue.Value, has bool) []string {
 	return argv
 }
 
+// protocolEnv are the variables that choose an OTLP exporter's protocol (OpenTelemetry SDK
+// configuration: the traces one first, then the general one).
+var protocolEnv = []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"}
+
+// runEnv is the agent's environment: kensa run's, the scenario's env_overrides (but the
+// protected variables), Kensa's trace directory and the OTLP receiver's endpoint. The
+// receiver speaks OTLP/HTTP only, so the protocol variables say http/protobuf (an SDK's
+// default may be gRPC) unless env_overrides choose one.
 func runEnv(sc *fkensa.Scenario, traceDir, endpoint string) []string {
 	env := os.Environ()
+	chosen := false
 	for _, kv := range sc.EnvOverrides {
 		if !slices.Contains(protectedEnv, kv.Name) {
 			env = append(env, kv.Name+"="+kv.Value)
+			chosen = chosen || slices.Contains(protocolEnv, kv.Name)
 		}
 	}
-	return append(env, "KENSA_TRACE_DIR="+traceDir, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
+	env = append(env, "KENSA_TRACE_DIR="+traceDir, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+endpoint+"/v1/traces")
+	if !chosen {
+		for _, name := range protocolEnv {
+			env = append(env, name+"=http/protobuf")
+		}
+	}
+	return env
 }
 
 // captured refers to a captured stream where command.Run spooled it: it is read when sealed,
