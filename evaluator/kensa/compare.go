@@ -59,7 +59,7 @@ func Compare(r *Result, claimed pyvalue.Value) []Difference {
 	}
 	get := func(v pyvalue.Value, k string) pyvalue.Value { x, _ := v.Get(k); return x }
 	add("scenario_id", get(claimed, "scenario_id"), pyvalue.NewStr(r.ScenarioID), true)
-	sameStatus := add("status", get(claimed, "status"), pyvalue.NewStr(kensaStatus(r.Status)), true) == nil
+	sameStatus := add("status", get(claimed, "status"), pyvalue.NewStr(AsKensa(r.Status)), true) == nil
 	add("expected", get(claimed, "expected"), optStr(r.Expected), false)
 	if d := add("error", get(claimed, "error"), optStr(r.Error), false); d != nil && sameStatus {
 		d.Wording = errorWording(r, get(claimed, "error"))
@@ -123,9 +123,10 @@ func isNumber(v pyvalue.Value) bool {
 	return ok
 }
 
-// kensaStatus is the status Kensa would have recorded: a pending run is one Kensa could not
-// judge (no judge model), which it records as an error.
-func kensaStatus(s string) string {
+// AsKensa is the status Kensa would have recorded for a run of status s: a pending run is one
+// Kensa could not judge (no judge model), which it records as an error. Audit compares
+// statuses, and statistics count them, this way.
+func AsKensa(s string) string {
 	if s == StatusPending {
 		return StatusError
 	}

@@ -23,7 +23,7 @@ func asKensaResult(r *Result, edit map[string]pyvalue.Value) pyvalue.Value {
 		checks[i] = pyvalue.NewDict([]string{"check", "passed", "detail", "scores", "diagnostics"},
 			[]pyvalue.Value{pyvalue.NewStr(c.Check), passed, detail, scoresValue(c.Scores), c.Diagnostics})
 	}
-	fields := map[string]pyvalue.Value{"scenario_id": pyvalue.NewStr(r.ScenarioID), "status": pyvalue.NewStr(kensaStatus(r.Status)),
+	fields := map[string]pyvalue.Value{"scenario_id": pyvalue.NewStr(r.ScenarioID), "status": pyvalue.NewStr(AsKensa(r.Status)),
 		"expected": optStr(r.Expected), "check_results": pyvalue.NewList(checks), "metrics": metricsValue(r),
 		"trace": traceValue(r.Trace), "error": optStr(r.Error)}
 	for k, v := range edit {
