@@ -98,7 +98,7 @@ var checkCases = []checkCase{
 		passed: true, detail: "matched 2/2 expected steps; actual 2 steps; accuracy 1.000; efficiency 1.000",
 		scores: `{"trajectory_accuracy": 1.0, "step_efficiency": 1.0}`},
 	{name: "any order exact before same tool", check: kensa.CheckTrajectory,
-		trace: trace(toolSpan("a", "lookup_order", `{"order_id":"A"}`, 0, 10), toolSpan("b", "lookup_order", `{"order_id":"C"}`, 20, 30)),
+		trace:  trace(toolSpan("a", "lookup_order", `{"order_id":"A"}`, 0, 10), toolSpan("b", "lookup_order", `{"order_id":"C"}`, 20, 30)),
 		params: `{"steps": [{"tool": "lookup_order", "args": {"order_id": "X"}}, {"tool": "lookup_order", "args": {"order_id": "A"}}], "ordering": "any_order"}`,
 		passed: false, detail: "matched 1/2 expected steps; actual 2 steps; accuracy 0.500; efficiency 0.500; 1 arg mismatches",
 		scores: `{"trajectory_accuracy": 0.5, "step_efficiency": 0.5}`},
