@@ -258,9 +258,10 @@ type kensaLoader struct {
 // maxEvidenceBlob bounds what replay reads into memory from one blob.
 const maxEvidenceBlob = 1 << 30
 
-// blob reads a blob, from the reader's cache when it holds it. Cached bytes are shared:
-// callers only read them.
-func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
+// sharedBlob reads a blob that runs share (a definition's file, an input, a dataset row, an
+// output), from the reader's cache when it holds it. Cached bytes are shared: callers only
+// read them.
+func (l *kensaLoader) sharedBlob(desc store.Descriptor) ([]byte, error) {
 	r := l.r
 	r.mu.Lock()
 	b, ok := r.blobs[desc.Digest]
@@ -268,7 +269,22 @@ func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
 	if ok {
 		return b, nil
 	}
-	rc, size, err := r.s.OpenBlob(l.ctx, desc.Digest)
+	b, err := l.blob(desc)
+	if err == nil && len(b) <= kensaCacheBlob {
+		r.mu.Lock()
+		if r.cached+len(b) <= kensaCacheBytes {
+			r.blobs[desc.Digest] = b
+			r.cached += len(b)
+		}
+		r.mu.Unlock()
+	}
+	return b, err
+}
+
+// blob reads a blob that is a run's own (its trace, Kensa's result, its judgement): read once,
+// never cached, so that re-checking many runs does not keep them all in memory.
+func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
+	rc, size, err := l.r.s.OpenBlob(l.ctx, desc.Digest)
 	if err != nil {
 		return nil, err
 	}
@@ -276,17 +292,9 @@ func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
 	if size > maxEvidenceBlob {
 		return nil, fmt.Errorf("blob %s: %d bytes, more than replay reads (%d)", desc.Digest, size, maxEvidenceBlob)
 	}
-	b = make([]byte, 0, size+1) // +1: the read that finds the end
+	b := make([]byte, 0, size+1) // +1: the read that finds the end
 	if b, err = readAll(rc, b); err != nil {
 		return nil, fmt.Errorf("blob %s: %w", desc.Digest, err)
-	}
-	if len(b) <= kensaCacheBlob {
-		r.mu.Lock()
-		if r.cached+len(b) <= kensaCacheBytes {
-			r.blobs[desc.Digest] = b
-			r.cached += len(b)
-		}
-		r.mu.Unlock()
 	}
 	return b, nil
 }
@@ -295,7 +303,7 @@ func (l *kensaLoader) text(o *store.Output) (string, error) {
 	if o == nil {
 		return "", nil
 	}
-	b, err := l.blob(o.Blob)
+	b, err := l.sharedBlob(o.Blob)
 	return string(b), err
 }
 
@@ -328,7 +336,7 @@ func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 	if ok {
 		return v, nil
 	}
-	b, err := l.blob(*desc)
+	b, err := l.sharedBlob(*desc)
 	if err != nil {
 		return pyvalue.Value{}, err
 	}
@@ -402,7 +410,7 @@ func (def *kensaDefinition) file(l *kensaLoader, path string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("definition has no %s", path)
 	}
-	return l.blob(desc)
+	return l.sharedBlob(desc)
 }
 
 // scenario parses the scenario file at path, once per definition.

@@ -39,8 +39,12 @@ func ReplayAllKensa(ctx context.Context, s store.Store, scenarios []string, rece
 		if err != nil {
 			return nil, err
 		}
-		return &KensaReplayed{Bundle: b.Digest, Scenario: b.Manifest.Scenario, Case: b.Manifest.Case, RunID: b.Manifest.RunID,
-			Status: res.Result.Status, Verdict: res.Verdict, Receipt: res.Receipt.Digest, canonical: res.Canonical, receipt: res.Receipt}, nil
+		out := &KensaReplayed{Bundle: b.Digest, Scenario: b.Manifest.Scenario, Case: b.Manifest.Case, RunID: b.Manifest.RunID,
+			Status: res.Result.Status, Verdict: res.Verdict, Receipt: res.Receipt.Digest}
+		if receipts {
+			out.canonical, out.receipt = res.Canonical, res.Receipt // to be stored (SaveAllKensa)
+		}
+		return out, nil
 	})
 	if err != nil {
 		return nil, err
