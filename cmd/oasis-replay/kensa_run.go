@@ -198,5 +198,9 @@ func (s *runStatus) finish(sum rkensa.Summary) {
 	if s.tty {
 		fmt.Fprint(s.errw, "\r\033[K")
 	}
-	fmt.Fprintf(s.errw, "%d runs sealed, %d failed, %d in error\n", sum.Sealed, sum.Failed, sum.Errored)
+	fmt.Fprintf(s.errw, "%d runs sealed, %d did not pass", sum.Sealed, sum.Failed+sum.Errored)
+	if sum.Failed+sum.Errored > 0 {
+		fmt.Fprintf(s.errw, ": %d failed, %d in error", sum.Failed, sum.Errored)
+	}
+	fmt.Fprintln(s.errw)
 }

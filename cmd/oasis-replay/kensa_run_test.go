@@ -45,7 +45,7 @@ func TestKensaRunProgressOnlyOnTerminal(t *testing.T) {
 			t.Errorf("status %d", status)
 		}
 	})
-	for _, want := range []string{"\r0/2 done, 1 running, 0 failed", "2/2 done, 0 running, 0 failed", "\r\033[K", "2 runs sealed, 0 failed, 0 in error"} {
+	for _, want := range []string{"\r0/2 done, 1 running, 0 failed", "2/2 done, 0 running, 0 failed", "\r\033[K", "2 runs sealed, 0 did not pass"} {
 		if !strings.Contains(tty, want) {
 			t.Errorf("the terminal got %q, without %q", tty, want)
 		}
@@ -59,7 +59,7 @@ func TestKensaRunProgressOnlyOnTerminal(t *testing.T) {
 	if status := run(args, strings.NewReader(""), &out, &errOut); status != 0 {
 		t.Fatalf("status %d", status)
 	}
-	if errOut.String() != "2 runs sealed, 0 failed, 0 in error\n" {
+	if errOut.String() != "2 runs sealed, 0 did not pass\n" {
 		t.Errorf("stderr that is not a terminal got %q", errOut.String())
 	}
 }
