@@ -69,9 +69,10 @@ func runKensaReplay(c *cli.Context) error {
 
 // batchGCPercent is the garbage collector's target in the commands that re-derive every
 // recorded Kensa run: each run allocates some 80 KiB and keeps little, so collecting when the
-// heap has grown fivefold instead of twofold spends a fifth less CPU on 10,000 runs, for a
-// peak heap of a few times the live one (docs/decisions.md, "Replaying many Kensa runs").
-const batchGCPercent = 400
+// heap has grown threefold instead of twofold spends a fifth less CPU on 10,000 runs (`kensa
+// replay --no-store`), for a peak heap 1.2 to 1.4 times as large (docs/decisions.md,
+// "Replaying many Kensa runs").
+const batchGCPercent = 200
 
 // batchGC sets batchGCPercent, unless GOGC says otherwise.
 func batchGC() {
