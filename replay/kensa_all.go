@@ -27,10 +27,11 @@ type KensaReplayed struct {
 // sealed in s (of the scenarios named, or all), in digest order, loading and evaluating runs
 // concurrently (EachKensa).
 func ReplayAllKensa(ctx context.Context, s store.Store, scenarios []string, receipts bool) ([]KensaReplayed, error) {
-	all, err := EachKensa(ctx, s, func(b *KensaBundle) (*KensaReplayed, error) {
-		if len(scenarios) > 0 && !slices.Contains(scenarios, b.Manifest.Scenario) {
-			return nil, nil
-		}
+	var want func(*store.KensaRun) bool
+	if len(scenarios) > 0 {
+		want = func(m *store.KensaRun) bool { return slices.Contains(scenarios, m.Scenario) }
+	}
+	all, err := EachKensa(ctx, s, want, func(b *KensaBundle) (*KensaReplayed, error) {
 		evaluate := b.Verdict
 		if receipts {
 			evaluate = b.Evaluate

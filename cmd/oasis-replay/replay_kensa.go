@@ -121,7 +121,11 @@ func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest)
 	if err != nil {
 		return err
 	}
-	if b.Claimed == nil && trusted == nil {
+	claimed, err := replay.KensaClaimed(c.Context, s, b.Manifest)
+	if err != nil {
+		return err
+	}
+	if claimed == nil && trusted == nil {
 		return fmt.Errorf("%w: audit: bundle %s was recorded by kensa run and holds no result of Kensa's to compare; replay it, or audit a signed receipt of it with --require-signature", errBadUsage, d.Short())
 	}
 	res, err := b.Evaluate()
@@ -131,13 +135,13 @@ func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest)
 	if err := requireSignature(c, c.App.ErrWriter, trusted, res.Receipt.Expect()); err != nil {
 		return err
 	}
-	if b.Claimed == nil {
+	if claimed == nil {
 		// The signed receipt was the only claim, and it holds.
 		fmt.Fprintf(c.App.Writer, "kensa run %s, scenario %s: recorded by kensa run; the signed receipt vouches for the verdict re-derived (%s)\nverdict %s\n",
 			b.Manifest.RunID, res.Result.ScenarioID, res.Result.Status, res.Verdict)
 		return nil
 	}
-	diffs := ekensa.Compare(res.Result, *b.Claimed)
+	diffs := ekensa.Compare(res.Result, *claimed)
 	audit := kensaAudit{Bundle: d, Scenario: res.Result.ScenarioID, Case: res.Result.Case, RunID: b.Manifest.RunID,
 		Status: res.Result.Status, Verdict: res.Verdict, Reproduced: ekensa.Reproduced(diffs), Differences: []kensaDifference{}}
 	for _, df := range diffs {
