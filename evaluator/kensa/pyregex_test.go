@@ -2,6 +2,7 @@ package kensa
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -135,6 +136,7 @@ func TestPyRegex(t *testing.T) {
 // pythonSearch prints, for each [pattern, subject], match, nomatch or invalid.
 const pythonSearch = `
 import json, re, sys
+print(sys.version_info[0] * 100 + sys.version_info[1])
 for p, s in json.load(sys.stdin):
     try:
         print("match" if re.compile(p).search(s) else "nomatch")
@@ -152,6 +154,13 @@ func TestPyRegexAgainstPython(t *testing.T) {
 	}
 	stdin, _ := json.Marshal(in)
 	got := strings.Fields(runPython(t, pythonSearch, stdin))
+	if len(got) == 0 {
+		t.Fatal("python3 printed nothing")
+	}
+	if version, _ := strconv.Atoi(got[0]); version < 311 {
+		t.Skipf("python3 is older than 3.11 (%s), whose re the table describes", got[0])
+	}
+	got = got[1:]
 	if len(got) != len(regexCases) {
 		t.Fatalf("python3 gave %d outcomes for %d cases", len(got), len(regexCases))
 	}
