@@ -8,6 +8,9 @@
 // # Numbers
 //
 //   - pass_rate = passes / runs, rounded to 4 places (aggregate.py).
+//   - status_counts counts runs by the status Kensa records: a pending run (criteria and no
+//     recorded judgement) is an error, as Kensa records a run it cannot judge; pending says
+//     how many of those errors are pending runs.
 //   - pass_k["k"] = pass_rate^k (independence), rounded to 6 places, k = 1, 3, 5 (aggregate.py
 //     has 3 and 5; 1 is the pass rate at 6 places).
 //   - pass_k_observed["k"] = the unbiased estimator C(c,k)/C(n,k) for each case (scenario and

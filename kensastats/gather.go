@@ -12,7 +12,7 @@ import (
 // verdict digest must equal the first's, or the run counts towards evaluator_variance. Runs
 // are loaded and replayed concurrently (replay.EachKensa) and returned in bundle order.
 func Gather(ctx context.Context, s store.Store) ([]Run, error) {
-	return replay.EachKensa(ctx, s, replayRun)
+	return replay.EachKensa(ctx, s, nil, replayRun)
 }
 
 func replayRun(b *replay.KensaBundle) (Run, error) {

@@ -52,6 +52,7 @@ type Scenario struct {
 	Cases             []*Case           `json:"cases"`
 	EvaluatorVariance int               `json:"evaluator_variance"`
 	StatusCounts      map[string]int    `json:"status_counts"`
+	Pending           int               `json:"pending"`
 	Checks            []CheckStat       `json:"checks"`
 	Cost              Spread            `json:"cost"`
 	Duration          Spread            `json:"duration"`
@@ -158,7 +159,10 @@ func scenario(id string, runs []Run, flags map[store.Digest][]Flag) *Scenario {
 	s := &Scenario{ID: id, Runs: len(runs), StatusCounts: map[string]int{}, Flags: []Flag{}, Cases: []*Case{}}
 	passes := 0
 	for _, r := range runs {
-		s.StatusCounts[r.Status]++
+		s.StatusCounts[ekensa.AsKensa(r.Status)]++
+		if r.Status == ekensa.StatusPending {
+			s.Pending++
+		}
 		if r.Status == ekensa.StatusPass {
 			passes++
 		}

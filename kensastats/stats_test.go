@@ -1,6 +1,8 @@
 package kensastats
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,6 +79,12 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 				t.Errorf("%s check %d: %+v, want %s", g.ID, j, g.Checks[j], pyvalue.Repr(a))
 			}
 		}
+		counts, _ := w.Get("status_counts")
+		want := map[string]int{}
+		counts.Members(func(k string, v pyvalue.Value) { n, _ := v.AsInt(); want[k] = int(n) })
+		if !maps.Equal(g.StatusCounts, want) {
+			t.Errorf("%s: status_counts %v, want %v", g.ID, g.StatusCounts, want)
+		}
 		if g.EvaluatorVariance != 0 {
 			t.Errorf("%s: evaluator variance %d", g.ID, g.EvaluatorVariance)
 		}
@@ -95,5 +103,19 @@ func TestFixtureMatchesKensaAggregate(t *testing.T) {
 	// analyze flags the four repeated lookups of angry_customer, as kensa-analyze.json does.
 	if n := len(byID["angry_customer"].Flags); n != 4 {
 		t.Errorf("angry_customer flags: %d", n)
+	}
+}
+
+// A pending run (criteria, no recorded judgement) counts as Kensa counts a run it could not
+// judge: an error, not a pass; pending says how many such errors there are.
+func TestPendingCountsAsKensaError(t *testing.T) {
+	var runs []Run
+	for i, status := range []string{"pass", "pending", "fail", "pending"} {
+		runs = append(runs, Run{Scenario: "s", RunID: fmt.Sprint(i), Status: status, Reproduced: true})
+	}
+	s := Compute(runs, nil).Scenarios[0]
+	want := map[string]int{"pass": 1, "error": 2, "fail": 1}
+	if !maps.Equal(s.StatusCounts, want) || s.Pending != 2 || s.PassRate.String() != "0.2500" {
+		t.Errorf("status_counts %v, pending %d, pass rate %s; want %v, 2, 0.2500", s.StatusCounts, s.Pending, s.PassRate, want)
 	}
 }

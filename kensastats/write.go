@@ -22,8 +22,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteText(w io.Writer) error {
 	p := textout.New(w)
 	for _, s := range r.Scenarios {
-		p.Line("%s: %d runs, pass rate %s (95%% Wilson %s–%s), pass^3 %s, pass^5 %s", s.ID, s.Runs, s.PassRate,
-			s.Wilson95[0], s.Wilson95[1], s.PassK["3"], s.PassK["5"])
+		p.Line("%s: %d runs, pass rate %s (95%% Wilson %s–%s)", s.ID, s.Runs, s.PassRate, s.Wilson95[0], s.Wilson95[1])
+		p.Line("  pass^k estimated (pass rate^k): %s; observed (k runs of one case all passing): %s", s.estimatedPassK(), s.observedPassK())
 		p.Line("  flaky: %s; Kensa's rule: %s; variance from: %s", yesNo(s.Flaky), yesNo(s.KensaFlaky), s.VarianceSource)
 		if s.KensaFlaky && !s.Flaky && s.VarianceSource == "rows" {
 			p.Line("  note: Kensa pools dataset rows; every row is stable, some always fail — a row effect, not flakiness")
@@ -53,6 +53,31 @@ func (r *Report) WriteText(w io.Writer) error {
 	return p.Err()
 }
 
+// passKs are the k of pass^k, in the order printed.
+var passKs = []string{"1", "3", "5"}
+
+// estimatedPassK is "1 x, 3 y, 5 z".
+func (s *Scenario) estimatedPassK() string {
+	parts := make([]string, len(passKs))
+	for i, k := range passKs {
+		parts[i] = k + " " + s.PassK[k].String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// observedPassK is "1 x, 3 y, 5 n/a", n/a where no case has k runs.
+func (s *Scenario) observedPassK() string {
+	parts := make([]string, len(passKs))
+	for i, k := range passKs {
+		v := "n/a"
+		if o := s.PassKObserved[k]; o != nil {
+			v = o.String()
+		}
+		parts[i] = k + " " + v
+	}
+	return strings.Join(parts, ", ")
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -78,7 +103,9 @@ var page = template.Must(template.New("stats").Funcs(template.FuncMap{
 	"w": func(a, b Fixed) string {
 		return fmt.Sprintf("%.1f", (b.V-a.V)*300)
 	},
-	"yesNo": yesNo,
+	"yesNo":     yesNo,
+	"estimated": (*Scenario).estimatedPassK,
+	"observed":  (*Scenario).observedPassK,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Kensa variance report</title>
 <style>
@@ -99,8 +126,9 @@ h2{margin-top:2em}code{background:#f6f6f6;padding:1px 3px}
 </svg>
 <table>
 <tr><th>runs</th><td>{{.Runs}}</td><th>pass rate</th><td>{{.PassRate}} [{{index .Wilson95 0}}, {{index .Wilson95 1}}]</td></tr>
-<tr><th>pass^k (estimated)</th><td>1: {{index .PassK "1"}} · 3: {{index .PassK "3"}} · 5: {{index .PassK "5"}}</td>
-<th>flaky</th><td class="{{if .Flaky}}flaky{{else}}ok{{end}}">{{yesNo .Flaky}} (Kensa's rule: {{yesNo .KensaFlaky}}; variance from {{.VarianceSource}})</td></tr>
+<tr><th>pass^k (estimated)</th><td>{{estimated .}}</td>
+<th>pass^k (observed)</th><td>{{observed .}}</td></tr>
+<tr><th>flaky</th><td class="{{if .Flaky}}flaky{{else}}ok{{end}}" colspan="3">{{yesNo .Flaky}} (Kensa's rule: {{yesNo .KensaFlaky}}; variance from {{.VarianceSource}})</td></tr>
 <tr><th>evaluator variance</th><td>{{.EvaluatorVariance}}</td><th>cost USD</th><td>mean {{.Cost.Mean}} sd {{.Cost.Stddev}} [{{.Cost.Min}}, {{.Cost.Max}}]</td></tr>
 <tr><th>duration s</th><td colspan="3">mean {{.Duration.Mean}} sd {{.Duration.Stddev}} [{{.Duration.Min}}, {{.Duration.Max}}]</td></tr>
 </table>

@@ -23,8 +23,6 @@ type KensaBundle struct {
 	// Definition is the scenario's definition tree as a receipt names it: the tree object's
 	// kind, the scenario id, the definition's version and its digest.
 	Definition attest.Definition
-	// Claimed is the result Kensa recorded for the run (imports), nil otherwise.
-	Claimed *pyvalue.Value
 }
 
 // KensaResult is the evaluation of a Kensa bundle, with its receipt.
@@ -93,37 +91,57 @@ func (r *KensaReader) Load(ctx context.Context, d store.Digest) (*KensaBundle, e
 
 // load is Load with the manifest's bytes already read.
 func (r *KensaReader) load(ctx context.Context, d store.Digest, mb []byte) (*KensaBundle, error) {
+	m, err := decodeKensaRun(d, mb)
+	if err != nil {
+		return nil, err
+	}
+	return r.loadRun(ctx, d, m)
+}
+
+func decodeKensaRun(d store.Digest, mb []byte) (*store.KensaRun, error) {
 	var m store.KensaRun
 	if err := store.Decode(mb, &m); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", d, err)
 	}
+	return &m, nil
+}
+
+// loadRun reads the evidence of the run m, the manifest of bundle d.
+func (r *KensaReader) loadRun(ctx context.Context, d store.Digest, m *store.KensaRun) (*KensaBundle, error) {
 	l := kensaLoader{ctx: ctx, r: r}
-	ev, def, err := l.evidence(&m)
+	ev, def, err := l.evidence(m)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
 	ev.Digest = m.Evidence
-	b := &KensaBundle{Digest: d, Manifest: &m, Evidence: ev, Definition: def.definition}
-	if m.Claimed != nil {
-		raw, err := l.blob(*m.Claimed)
-		if err != nil {
-			return nil, err
-		}
-		v, err := pyvalue.Loads("claimed result", raw)
-		if err != nil {
-			return nil, fmt.Errorf("bundle %s: claimed result: %w", d.Short(), err)
-		}
-		b.Claimed = &v
-	}
-	return b, nil
+	return &KensaBundle{Digest: d, Manifest: m, Evidence: ev, Definition: def.definition}, nil
 }
 
-// EachKensa loads every sealed bundle of a Kensa run in s with one KensaReader, calls fn with
-// each, and returns what fn returned, in the bundles' digest order. Bundles are loaded on a
-// few workers per processor (reads wait on the store as much as they compute); fn is called
-// concurrently. The error returned is that of the first bundle in digest order that failed,
-// so that neither the results nor the error depend on the workers' order.
-func EachKensa[T any](ctx context.Context, s store.Store, fn func(b *KensaBundle) (T, error)) ([]T, error) {
+// KensaClaimed reads the result Kensa recorded for the run m (an imported run), nil when it
+// recorded none (a run of kensa run): what audit compares. Replaying does not read it.
+func KensaClaimed(ctx context.Context, s BlobReader, m *store.KensaRun) (*pyvalue.Value, error) {
+	if m.Claimed == nil {
+		return nil, nil
+	}
+	l := kensaLoader{ctx: ctx, r: NewKensaReader(s)}
+	raw, err := l.blob(*m.Claimed)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pyvalue.Loads("claimed result", raw)
+	if err != nil {
+		return nil, fmt.Errorf("run %s of %s: claimed result: %w", m.RunID, m.Scenario, err)
+	}
+	return &v, nil
+}
+
+// EachKensa loads every sealed bundle of a Kensa run in s whose manifest want accepts (every
+// one when want is nil) with one KensaReader, calls fn with each, and returns what fn
+// returned, in the bundles' digest order. Bundles are loaded on a few workers per processor
+// (reads wait on the store as much as they compute); fn is called concurrently. The error
+// returned is that of the first bundle in digest order that failed, so that neither the
+// results nor the error depend on the workers' order.
+func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.KensaRun) bool, fn func(b *KensaBundle) (T, error)) ([]T, error) {
 	bundles, err := store.SealedBundles(ctx, s)
 	if err != nil {
 		return nil, err
@@ -136,7 +154,7 @@ func EachKensa[T any](ctx context.Context, s store.Store, fn func(b *KensaBundle
 	for range min(4*runtime.GOMAXPROCS(0), max(len(bundles), 1)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = eachKensa(ctx, reader, bundles[i], fn)
+				results[i], errs[i] = eachKensa(ctx, reader, bundles[i], want, fn)
 			}
 		})
 	}
@@ -163,8 +181,9 @@ func EachKensa[T any](ctx context.Context, s store.Store, fn func(b *KensaBundle
 // kensaRunKind is how a Kensa run's canonical manifest states its kind.
 var kensaRunKind = []byte(`"kind":"` + string(store.KindKensaRun) + `"`)
 
-// eachKensa calls fn with bundle d when it is a Kensa run; nil for another kind of bundle.
-func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, fn func(*KensaBundle) (T, error)) (*T, error) {
+// eachKensa calls fn with bundle d when it is a Kensa run want accepts; nil for another kind
+// of bundle or a run not wanted, whose evidence is not read.
+func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, want func(*store.KensaRun) bool, fn func(*KensaBundle) (T, error)) (*T, error) {
 	mb, err := r.s.GetObject(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", d, err)
@@ -174,11 +193,18 @@ func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, fn fu
 	if !bytes.Contains(mb, kensaRunKind) {
 		return nil, nil
 	}
-	b, err := r.load(ctx, d, mb)
+	m, err := decodeKensaRun(d, mb)
 	if err != nil {
 		if h, herr := store.PeekHeader(mb); herr == nil && h.Kind != store.KindKensaRun {
 			return nil, nil // another kind whose manifest happens to hold the text
 		}
+		return nil, err
+	}
+	if want != nil && !want(m) {
+		return nil, nil
+	}
+	b, err := r.loadRun(ctx, d, m)
+	if err != nil {
 		return nil, err
 	}
 	v, err := fn(b)
@@ -258,9 +284,10 @@ type kensaLoader struct {
 // maxEvidenceBlob bounds what replay reads into memory from one blob.
 const maxEvidenceBlob = 1 << 30
 
-// blob reads a blob, from the reader's cache when it holds it. Cached bytes are shared:
-// callers only read them.
-func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
+// sharedBlob reads a blob that runs share (a definition's file, an input, a dataset row, an
+// output), from the reader's cache when it holds it. Cached bytes are shared: callers only
+// read them.
+func (l *kensaLoader) sharedBlob(desc store.Descriptor) ([]byte, error) {
 	r := l.r
 	r.mu.Lock()
 	b, ok := r.blobs[desc.Digest]
@@ -268,7 +295,22 @@ func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
 	if ok {
 		return b, nil
 	}
-	rc, size, err := r.s.OpenBlob(l.ctx, desc.Digest)
+	b, err := l.blob(desc)
+	if err == nil && len(b) <= kensaCacheBlob {
+		r.mu.Lock()
+		if r.cached+len(b) <= kensaCacheBytes {
+			r.blobs[desc.Digest] = b
+			r.cached += len(b)
+		}
+		r.mu.Unlock()
+	}
+	return b, err
+}
+
+// blob reads a blob that is a run's own (its trace, Kensa's result, its judgement): read once,
+// never cached, so that re-checking many runs does not keep them all in memory.
+func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
+	rc, size, err := l.r.s.OpenBlob(l.ctx, desc.Digest)
 	if err != nil {
 		return nil, err
 	}
@@ -276,17 +318,9 @@ func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
 	if size > maxEvidenceBlob {
 		return nil, fmt.Errorf("blob %s: %d bytes, more than replay reads (%d)", desc.Digest, size, maxEvidenceBlob)
 	}
-	b = make([]byte, 0, size+1) // +1: the read that finds the end
+	b := make([]byte, 0, size+1) // +1: the read that finds the end
 	if b, err = readAll(rc, b); err != nil {
 		return nil, fmt.Errorf("blob %s: %w", desc.Digest, err)
-	}
-	if len(b) <= kensaCacheBlob {
-		r.mu.Lock()
-		if r.cached+len(b) <= kensaCacheBytes {
-			r.blobs[desc.Digest] = b
-			r.cached += len(b)
-		}
-		r.mu.Unlock()
 	}
 	return b, nil
 }
@@ -295,7 +329,7 @@ func (l *kensaLoader) text(o *store.Output) (string, error) {
 	if o == nil {
 		return "", nil
 	}
-	b, err := l.blob(o.Blob)
+	b, err := l.sharedBlob(o.Blob)
 	return string(b), err
 }
 
@@ -328,7 +362,7 @@ func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 	if ok {
 		return v, nil
 	}
-	b, err := l.blob(*desc)
+	b, err := l.sharedBlob(*desc)
 	if err != nil {
 		return pyvalue.Value{}, err
 	}
@@ -402,7 +436,7 @@ func (def *kensaDefinition) file(l *kensaLoader, path string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("definition has no %s", path)
 	}
-	return l.blob(desc)
+	return l.sharedBlob(desc)
 }
 
 // scenario parses the scenario file at path, once per definition.
@@ -487,24 +521,15 @@ func (l *kensaLoader) judgement(desc store.Descriptor) (*ekensa.Judgement, error
 	if err := store.Decode(b, &j); err != nil {
 		return nil, err
 	}
-	out := &ekensa.Judgement{Source: j.Source, Model: j.Model}
-	if j.Exit.Code != 0 || j.Exit.TimedOut || j.Exit.Error != "" {
-		out.Failed = j.Exit.Error
-		if out.Failed == "" {
-			out.Failed = fmt.Sprintf("judge command exited with code %d", j.Exit.Code)
-		}
-	}
+	var prompt []byte
 	if j.Prompt != nil {
-		p, err := l.blob(*j.Prompt)
-		if err != nil {
+		if prompt, err = l.blob(*j.Prompt); err != nil {
 			return nil, err
 		}
-		out.Prompt = string(p)
 	}
-	a, err := l.blob(j.Answer)
+	answer, err := l.blob(j.Answer)
 	if err != nil {
 		return nil, err
 	}
-	out.Answer = string(a)
-	return out, nil
+	return ekensa.RecordedJudgement(&j, prompt, answer), nil
 }

@@ -27,10 +27,11 @@ type KensaReplayed struct {
 // sealed in s (of the scenarios named, or all), in digest order, loading and evaluating runs
 // concurrently (EachKensa).
 func ReplayAllKensa(ctx context.Context, s store.Store, scenarios []string, receipts bool) ([]KensaReplayed, error) {
-	all, err := EachKensa(ctx, s, func(b *KensaBundle) (*KensaReplayed, error) {
-		if len(scenarios) > 0 && !slices.Contains(scenarios, b.Manifest.Scenario) {
-			return nil, nil
-		}
+	var want func(*store.KensaRun) bool
+	if len(scenarios) > 0 {
+		want = func(m *store.KensaRun) bool { return slices.Contains(scenarios, m.Scenario) }
+	}
+	all, err := EachKensa(ctx, s, want, func(b *KensaBundle) (*KensaReplayed, error) {
 		evaluate := b.Verdict
 		if receipts {
 			evaluate = b.Evaluate
@@ -39,8 +40,12 @@ func ReplayAllKensa(ctx context.Context, s store.Store, scenarios []string, rece
 		if err != nil {
 			return nil, err
 		}
-		return &KensaReplayed{Bundle: b.Digest, Scenario: b.Manifest.Scenario, Case: b.Manifest.Case, RunID: b.Manifest.RunID,
-			Status: res.Result.Status, Verdict: res.Verdict, Receipt: res.Receipt.Digest, canonical: res.Canonical, receipt: res.Receipt}, nil
+		out := &KensaReplayed{Bundle: b.Digest, Scenario: b.Manifest.Scenario, Case: b.Manifest.Case, RunID: b.Manifest.RunID,
+			Status: res.Result.Status, Verdict: res.Verdict, Receipt: res.Receipt.Digest}
+		if receipts {
+			out.canonical, out.receipt = res.Canonical, res.Receipt // to be stored (SaveAllKensa)
+		}
+		return out, nil
 	})
 	if err != nil {
 		return nil, err

@@ -8,11 +8,20 @@
 # in Kensa's span model per run — and kensa import seals them into a fresh store.
 #
 # 1. Re-checking every run, paired with real Kensa re-judging the same runs:
-#      kensa replay --no-store   every run's checks re-derived once (the batch form of replay)
-#      kensa stats --json        every run replayed twice, and the statistics
-#      real Kensa                `kensa judge --run-id ID --format json` over the same manifest:
-#                                every run's checks evaluated again, no judge (no scenario has
-#                                criteria), run by ../shared/tools/real-kensa
+#      real Kensa                `kensa judge --run-id ID --format json` over the same manifest,
+#                                run by ../shared/tools/real-kensa: Kensa's command that
+#                                re-evaluates recorded runs (`kensa eval` runs the agents again,
+#                                `kensa report` only reads results). It reads the run manifest
+#                                and every trace file, runs every check (no judge: no scenario
+#                                has criteria), writes .kensa/results/ID.json and prints the
+#                                results as JSON; nothing is hashed or verified.
+#      kensa replay --no-store   every run read from the store (every blob and object verified
+#                                against its digest), its checks re-derived, its canonical
+#                                verdict and digest made, one line a run; nothing written
+#      kensa replay              the same, and every verdict and receipt stored (one sync): the
+#                                like of Kensa writing its results file
+#      kensa stats --json        every run replayed twice (the evaluator's variance), and the
+#                                statistics
 #    Real Kensa needs python3 with pydantic 2, click and PyYAML, and checkouts of Kensa
 #    (KENSA_SRC) and opentelemetry-python (OTEL_SRC); without them only our times are printed,
 #    with the reason.
@@ -57,17 +66,21 @@ elif ! (cd "$dir/project" && "$real_kensa" --version >/dev/null 2>"$dir/kensa-ve
 fi
 
 replay="$bin/oasis-replay --store $dir/store kensa replay --no-store"
+replay_store="$bin/oasis-replay --store $dir/store kensa replay"
 stats="$bin/oasis-replay --store $dir/store kensa stats --json"
 kensa="cd $dir/project && $real_kensa judge --run-id $run_id --format json"
 echo
 echo "re-checking $kensa_runs recorded Kensa runs (goal: Kensa ≥ 20× the wall time of ours)"
 if [ -z "$why_not" ]; then
-	pair "kensa judge (real Kensa v0.7.0)" "$kensa" "oasis-replay kensa replay" "$replay"
+	pair "kensa judge (real Kensa v0.7.0)" "$kensa" "oasis-replay kensa replay --no-store" "$replay"
+	echo "  Kensa ÷ kensa replay --no-store: ${ratio_wall}× wall, ${ratio_cpu}× CPU: $(verdict "$ratio_wall >= 20")"
+	pair "kensa judge (real Kensa v0.7.0)" "$kensa" "oasis-replay kensa replay" "$replay_store"
 	echo "  Kensa ÷ kensa replay: ${ratio_wall}× wall, ${ratio_cpu}× CPU: $(verdict "$ratio_wall >= 20")"
 	pair "kensa judge (real Kensa v0.7.0)" "$kensa" "oasis-replay kensa stats --json" "$stats"
 	echo "  Kensa ÷ kensa stats: ${ratio_wall}× wall, ${ratio_cpu}× CPU: $(verdict "$ratio_wall >= 20")"
 else
-	single "oasis-replay kensa replay" "$replay"
+	single "oasis-replay kensa replay --no-store" "$replay"
+	single "oasis-replay kensa replay" "$replay_store"
 	single "oasis-replay kensa stats --json" "$stats"
 	echo "  real Kensa not run: $why_not"
 fi

@@ -33,6 +33,9 @@ func auditCommand() *cli.Command {
 			"through, nothing after an abort, no Phase 2 without a Phase 1 PASS), each departure an\n" +
 			"execution-* finding naming the calls by sequence number. Without a claimed report, such a\n" +
 			"bundle is audited on these rules alone.\n\n" +
+			"A Kensa run is compared with the result Kensa recorded in it: every check, status and number\n" +
+			"must agree; a difference of wording only (Python's error text where the evaluator has Go's,\n" +
+			"Kensa's judge error for a pending run) is a note.\n\n" +
 			"--format text lists the findings by severity with their deciding evidence; json is\n" +
 			"canonical JSON with the verdict digest and receipt; junit is JUnit XML with one test case\n" +
 			"per scenario and one per run-level check.\n\n" +

@@ -24,7 +24,9 @@ func kensaRunCommand() *cli.Command {
 			"scenario's run_command runs as Kensa runs it: no shell, the input appended as the last argument\n" +
 			"(or put where an argument says {{input}}), env_overrides applied, once per dataset row, --runs\n" +
 			"times. The agent gets KENSA_TRACE_DIR (Kensa's JSONL exporter) and OTEL_EXPORTER_OTLP_ENDPOINT\n" +
-			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON); every span source is kept byte-exact.\n" +
+			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON, gzip-compressed or not), with\n" +
+			"OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL set to http/protobuf unless\n" +
+			"the scenario's env_overrides set one; every span source is kept byte-exact.\n" +
 			"A run past --timeout is killed with its process group and recorded as an error run.\n\n" +
 			"The store is never held while agents run: each run is spooled to a directory, and the store is\n" +
 			"opened at most once a second to seal finished runs. A killed kensa run loses only the runs in\n" +
@@ -32,8 +34,12 @@ func kensaRunCommand() *cli.Command {
 			"--judge-cmd CMD runs a judge command for scenarios with criteria whose checks pass: Kensa's\n" +
 			"judge prompt on its stdin, its answer (Kensa's JSON verdict) on its stdout; both are recorded.\n" +
 			"Without it, criteria are recorded as pending, never as passed.\n\n" +
-			"Exit status: 0 every run passed its checks (criteria may be pending); 1 a run failed a check or\n" +
-			"ended in error; 2 bad usage, invalid scenarios, or a run that could not be recorded.",
+			"Each sealed run is listed with the status replay derives from its bundle (the recorded\n" +
+			"judgement included).\n\n" +
+			"Exit status: 0 every run passed (criteria may be pending); 1 a run failed (a check, or the\n" +
+			"judge's verdict fail or uncertain); 2 a run ended in error (the agent did not start, crashed,\n" +
+			"timed out or sent no spans, the judge command failed), bad usage, invalid scenarios, or a run\n" +
+			"that could not be recorded.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "runs", Value: 1, Usage: "run each scenario (each dataset row) `N` times"},
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "run up to `P` agents at once"},
@@ -86,6 +92,8 @@ func runKensaRun(c *cli.Context) error {
 		return err
 	case c.Context.Err() != nil:
 		return fmt.Errorf("kensa run: interrupted; %d runs sealed are kept, %d in flight were not recorded", sum.Sealed, sum.Interrupted)
+	case sum.Errored > 0:
+		return reported{status: exitError}
 	case sum.Failed > 0:
 		return reported{status: exitMismatch}
 	}
@@ -157,7 +165,7 @@ func (s *runStatus) Finished(_ rkensa.Job, status string) {
 	defer s.mu.Unlock()
 	s.running--
 	s.finished++
-	if !rkensa.Passed(status) {
+	if rkensa.Outcome(status) != rkensa.OutcomePassed {
 		s.failed++
 	}
 	s.draw()
@@ -190,5 +198,9 @@ func (s *runStatus) finish(sum rkensa.Summary) {
 	if s.tty {
 		fmt.Fprint(s.errw, "\r\033[K")
 	}
-	fmt.Fprintf(s.errw, "%d runs sealed, %d did not pass\n", sum.Sealed, sum.Failed)
+	fmt.Fprintf(s.errw, "%d runs sealed, %d did not pass", sum.Sealed, sum.Failed+sum.Errored)
+	if sum.Failed+sum.Errored > 0 {
+		fmt.Fprintf(s.errw, ": %d failed, %d in error", sum.Failed, sum.Errored)
+	}
+	fmt.Fprintln(s.errw)
 }

@@ -121,7 +121,11 @@ func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest)
 	if err != nil {
 		return err
 	}
-	if b.Claimed == nil && trusted == nil {
+	claimed, err := replay.KensaClaimed(c.Context, s, b.Manifest)
+	if err != nil {
+		return err
+	}
+	if claimed == nil && trusted == nil {
 		return fmt.Errorf("%w: audit: bundle %s was recorded by kensa run and holds no result of Kensa's to compare; replay it, or audit a signed receipt of it with --require-signature", errBadUsage, d.Short())
 	}
 	res, err := b.Evaluate()
@@ -131,15 +135,15 @@ func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest)
 	if err := requireSignature(c, c.App.ErrWriter, trusted, res.Receipt.Expect()); err != nil {
 		return err
 	}
-	if b.Claimed == nil {
+	if claimed == nil {
 		// The signed receipt was the only claim, and it holds.
 		fmt.Fprintf(c.App.Writer, "kensa run %s, scenario %s: recorded by kensa run; the signed receipt vouches for the verdict re-derived (%s)\nverdict %s\n",
 			b.Manifest.RunID, res.Result.ScenarioID, res.Result.Status, res.Verdict)
 		return nil
 	}
-	diffs := ekensa.Compare(res.Result, *b.Claimed)
+	diffs := ekensa.Compare(res.Result, *claimed)
 	audit := kensaAudit{Bundle: d, Scenario: res.Result.ScenarioID, Case: res.Result.Case, RunID: b.Manifest.RunID,
-		Status: res.Result.Status, Verdict: res.Verdict, Reproduced: len(diffs) == 0, Differences: []kensaDifference{}}
+		Status: res.Result.Status, Verdict: res.Verdict, Reproduced: ekensa.Reproduced(diffs), Differences: []kensaDifference{}}
 	for _, df := range diffs {
 		audit.Differences = append(audit.Differences, kensaDifference{Difference: df,
 			Evidence: ekensa.Cite(b.Evidence, res.Result.CheckType(df.Field))})
@@ -177,19 +181,43 @@ type kensaDifference struct {
 	Evidence []string `json:"evidence"`
 }
 
+// writeText lists every difference: MISMATCH for one that changes an outcome, "differs" for a
+// text or number beside it (both fail the audit), "note" for words only (Difference.Wording),
+// which does not.
 func (a *kensaAudit) writeText(w io.Writer) error {
 	p := textout.New(w)
-	if a.Reproduced {
-		p.Line("kensa run %s, scenario %s: Kensa's recorded result (%s) is re-derived exactly from the evidence", a.RunID, a.Scenario, a.Status)
-	} else {
-		p.Line("kensa run %s, scenario %s: %d difference(s) from Kensa's recorded result", a.RunID, a.Scenario, len(a.Differences))
+	notes := 0
+	for _, d := range a.Differences {
+		if d.Wording != "" {
+			notes++
+		}
+	}
+	status := a.Status
+	if status == ekensa.StatusPending {
+		status = "error: criteria not judged; pending here"
+	}
+	switch {
+	case a.Reproduced && notes > 0:
+		p.Line("kensa run %s, scenario %s: Kensa's recorded result (%s) is re-derived exactly from the evidence; %d difference(s) of wording only, noted below, decide nothing",
+			a.RunID, a.Scenario, status, notes)
+	case a.Reproduced:
+		p.Line("kensa run %s, scenario %s: Kensa's recorded result (%s) is re-derived exactly from the evidence", a.RunID, a.Scenario, status)
+	default:
+		p.Line("kensa run %s, scenario %s: %d difference(s) from Kensa's recorded result, %d of them of wording only", a.RunID, a.Scenario, len(a.Differences), notes)
 	}
 	for _, d := range a.Differences {
-		kind := "note"
-		if d.Decisive {
+		kind := "differs"
+		switch {
+		case d.Decisive:
 			kind = "MISMATCH"
+		case d.Wording != "":
+			kind = "note"
 		}
 		p.Line("  %s %s: Kensa recorded %s, the evidence gives %s", kind, d.Field, d.Claimed, d.Derived)
+		if d.Wording != "" {
+			p.Line("      wording only: %s", d.Wording)
+			continue
+		}
 		for _, e := range d.Evidence {
 			p.Line("      evidence: %s", e)
 		}
@@ -219,7 +247,7 @@ func (a *kensaAudit) writeJUnit(w io.Writer, r *ekensa.Result) error {
 	byField := func(prefix string) *failure {
 		var msgs []string
 		for _, d := range a.Differences {
-			if d.Field == prefix || strings.HasPrefix(d.Field, prefix+".") {
+			if d.Wording == "" && (d.Field == prefix || strings.HasPrefix(d.Field, prefix+".")) {
 				msgs = append(msgs, fmt.Sprintf("%s: Kensa recorded %s, the evidence gives %s", d.Field, d.Claimed, d.Derived))
 			}
 		}

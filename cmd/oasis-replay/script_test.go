@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"oasis-replay": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		// kensa-agent is the scripted agent kensa run scripts run (internal/kensaagent).
-		"kensa-agent": func() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		"kensa-agent": func() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"oasis-replay-status": func() {
 			args := append([]string{"oasis-replay"}, os.Args[1:]...)
 			status := run(args, os.Stdin, os.Stdout, os.Stderr)

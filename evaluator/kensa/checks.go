@@ -20,6 +20,9 @@ type CheckResult struct {
 	// Unsupported is set when the check could not be evaluated as Kensa would (a pattern RE2
 	// cannot express); Passed is then false and the run is an error.
 	Unsupported bool
+	// WordedFrom is where, in Detail, another engine's own words begin (Go's regexp error where
+	// Kensa writes Python's re error); 0 when every word of Detail is Kensa's.
+	WordedFrom int
 }
 
 // Score is one named score of a check, in Kensa's order.
@@ -106,8 +109,11 @@ func outputMatches(spans []kensa.Span, params pyvalue.Value) CheckResult {
 	output := agentOutput(spans)
 	re, err := compilePython(pattern, output)
 	if err != nil {
-		r := result(kensa.CheckOutputMatches, false, fmt.Sprintf("Invalid regex %s: %v", pyvalue.StrRepr(pattern), err))
+		head := fmt.Sprintf("Invalid regex %s: ", pyvalue.StrRepr(pattern))
+		r := result(kensa.CheckOutputMatches, false, head+err.Error())
+		r.WordedFrom = len(head)
 		if isUnsupported(err) {
+			r.WordedFrom = 0
 			r.Unsupported = true
 			r.Detail = fmt.Sprintf("Unsupported regex %s: %v", pyvalue.StrRepr(pattern), err)
 		}

@@ -2,6 +2,7 @@ package kensa
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
@@ -16,23 +17,53 @@ type Difference struct {
 	// Decisive is true when the difference changes an outcome (a status, a check's passed, the
 	// judge's verdict), false for text and numbers reported beside them.
 	Decisive bool `json:"decisive"`
+	// Wording, when set, says why the difference is one of words only — the same fact in
+	// Python's words and in Go's — and such a difference is a note: the result is still
+	// re-derived exactly (Reproduced). Decisive differences are never wording.
+	Wording string `json:"wording,omitempty"`
+}
+
+// Reproduced reports whether diffs leave Kensa's recorded result re-derived exactly: none of
+// them is more than a difference of wording.
+func Reproduced(diffs []Difference) bool {
+	for _, d := range diffs {
+		if d.Wording == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// wordingNoJudge is why Kensa's error for criteria it could not judge and a pending run differ
+// in words only.
+const wordingNoJudge = "no judgement was recorded: Kensa's text says why its judge could not run, this evaluation leaves the criteria pending"
+
+// wordingOf is why two texts that agree up to head differ in words only.
+func wordingOf(head string) string {
+	return fmt.Sprintf("the same message up to %s; what follows is the error in this evaluator's words where Kensa quotes Python's", pyvalue.StrRepr(head))
 }
 
 // Compare lists the differences between the result Kensa recorded (a results file element)
 // and r, field by field in Kensa's order. The judge's part is compared as recorded: replay
-// does not re-judge.
+// does not re-judge. A text whose only difference is in the words of another engine (see
+// CheckResult.WordedFrom, Result.ErrorWordedFrom), and Kensa's error for criteria it could
+// not judge where r is pending, are differences of wording (Difference.Wording).
 func Compare(r *Result, claimed pyvalue.Value) []Difference {
 	var diffs []Difference
-	add := func(field string, c, d pyvalue.Value, decisive bool) {
+	add := func(field string, c, d pyvalue.Value, decisive bool) *Difference {
 		if !c.Equal(d) || c.Kind() != d.Kind() && !(isNumber(c) && isNumber(d)) {
 			diffs = append(diffs, Difference{Field: field, Claimed: pyvalue.Repr(c), Derived: pyvalue.Repr(d), Decisive: decisive})
+			return &diffs[len(diffs)-1]
 		}
+		return nil
 	}
 	get := func(v pyvalue.Value, k string) pyvalue.Value { x, _ := v.Get(k); return x }
 	add("scenario_id", get(claimed, "scenario_id"), pyvalue.NewStr(r.ScenarioID), true)
-	add("status", get(claimed, "status"), pyvalue.NewStr(kensaStatus(r.Status)), true)
+	sameStatus := add("status", get(claimed, "status"), pyvalue.NewStr(AsKensa(r.Status)), true) == nil
 	add("expected", get(claimed, "expected"), optStr(r.Expected), false)
-	add("error", get(claimed, "error"), optStr(r.Error), false)
+	if d := add("error", get(claimed, "error"), optStr(r.Error), false); d != nil && sameStatus {
+		d.Wording = errorWording(r, get(claimed, "error"))
+	}
 	claimedChecks := get(claimed, "check_results").Items()
 	if len(claimedChecks) != len(r.CheckResults) {
 		diffs = append(diffs, Difference{Field: "check_results", Claimed: fmt.Sprintf("%d checks", len(claimedChecks)),
@@ -42,8 +73,10 @@ func Compare(r *Result, claimed pyvalue.Value) []Difference {
 		c, d := claimedChecks[i], r.CheckResults[i]
 		f := fmt.Sprintf("check_results[%d]", i)
 		add(f+".check", get(c, "check"), pyvalue.NewStr(d.Check), true)
-		add(f+".passed", get(c, "passed"), pyvalue.NewBool(d.Passed), true)
-		add(f+".detail", get(c, "detail"), pyvalue.NewStr(d.Detail), false)
+		samePassed := add(f+".passed", get(c, "passed"), pyvalue.NewBool(d.Passed), true) == nil
+		if df := add(f+".detail", get(c, "detail"), pyvalue.NewStr(d.Detail), false); df != nil && samePassed {
+			df.Wording = sameHead(get(c, "detail"), d.Detail, d.WordedFrom)
+		}
 		add(f+".scores", get(c, "scores"), scoresValue(d.Scores), false)
 		add(f+".diagnostics", get(c, "diagnostics"), d.Diagnostics, false)
 	}
@@ -61,14 +94,39 @@ func Compare(r *Result, claimed pyvalue.Value) []Difference {
 	return diffs
 }
 
+// errorWording is why the error Kensa recorded differs from r's in words only, "" when it
+// differs in more. The statuses agree.
+func errorWording(r *Result, claimed pyvalue.Value) string {
+	text, _ := claimed.AsStr()
+	switch {
+	case r.Status == StatusPending && r.Error == nil && strings.HasPrefix(text, "Judge error: "):
+		return wordingNoJudge
+	case r.Error != nil:
+		return sameHead(claimed, *r.Error, r.ErrorWordedFrom)
+	}
+	return ""
+}
+
+// sameHead is the wording reason when the text claimed begins with derived's words up to from,
+// where another engine's words begin (from > 0): the two then say the same thing, in other
+// words after that point. It is "" otherwise.
+func sameHead(claimed pyvalue.Value, derived string, from int) string {
+	text, ok := claimed.AsStr()
+	if !ok || from == 0 || !strings.HasPrefix(text, derived[:from]) {
+		return ""
+	}
+	return wordingOf(derived[:from])
+}
+
 func isNumber(v pyvalue.Value) bool {
 	_, ok := v.AsNumber()
 	return ok
 }
 
-// kensaStatus is the status Kensa would have recorded: a pending run is one Kensa could not
-// judge (no judge model), which it records as an error.
-func kensaStatus(s string) string {
+// AsKensa is the status Kensa would have recorded for a run of status s: a pending run is one
+// Kensa could not judge (no judge model), which it records as an error. Audit compares
+// statuses, and statistics count them, this way.
+func AsKensa(s string) string {
 	if s == StatusPending {
 		return StatusError
 	}

@@ -28,6 +28,14 @@
 // answer (judge._parse_judge_response) and its verdict used; the verdict says the judgement
 // was recorded. Criteria with no recorded judgement leave the run "pending" — never "pass".
 //
+// # Audit
+//
+// Compare lists where a result Kensa recorded departs from the derived one. A difference of
+// wording only — the same failure in Python's words where this evaluator has Go's (it knows
+// where, in a message, another engine's words begin), or Kensa's judge error where the run is
+// pending — is marked as such (Difference.Wording) and leaves the result reproduced; any
+// other difference of a status, a check, a number or a text does not.
+//
 // # Purity
 //
 // No clock, no randomness, no I/O, no map-order dependence: Evaluate is a function of its

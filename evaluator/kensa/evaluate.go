@@ -49,6 +49,19 @@ type Judgement struct {
 	Failed string
 }
 
+// RecordedJudgement is the judgement j records, with the bytes of its prompt (nil when none
+// was recorded) and of its answer: what replay and kensa run both evaluate.
+func RecordedJudgement(j *store.KensaJudgement, prompt, answer []byte) *Judgement {
+	out := &Judgement{Source: j.Source, Model: j.Model, Prompt: string(prompt), Answer: string(answer)}
+	if j.Exit.Code != 0 || j.Exit.TimedOut || j.Exit.Error != "" {
+		out.Failed = j.Exit.Error
+		if out.Failed == "" {
+			out.Failed = fmt.Sprintf("judge command exited with code %d", j.Exit.Code)
+		}
+	}
+	return out
+}
+
 // Statuses of a run. Pass, fail, error and uncertain are Kensa's; pending is a run whose
 // checks passed and whose criteria have no recorded judgement.
 const (
@@ -71,6 +84,10 @@ type Result struct {
 	Judge        *JudgeOutcome
 	Trace        *TraceSummary
 	Error        *string
+	// ErrorWordedFrom is where, in Error, another program's own words begin (the document
+	// model's error where Kensa writes Python's, a judge command's failure where Kensa writes
+	// its judge client's); 0 when every word of Error is Kensa's.
+	ErrorWordedFrom int
 }
 
 // JudgeOutcome is the judge's part of a result.
@@ -115,8 +132,9 @@ func Evaluate(ev *Evidence) *Result {
 		r.Status, r.Error = StatusError, &msg
 		return r
 	case ev.TraceError != "":
-		msg := fmt.Sprintf("Failed to read trace %s: %s", pyvalue.StrRepr(ev.TracePath), ev.TraceError)
-		r.Status, r.Error = StatusError, &msg
+		head := fmt.Sprintf("Failed to read trace %s: ", pyvalue.StrRepr(ev.TracePath))
+		msg := head + ev.TraceError
+		r.Status, r.Error, r.ErrorWordedFrom = StatusError, &msg, len(head)
 		return r
 	case ev.ExitCode != 0:
 		msg := fmt.Sprintf("Scenario subprocess exited with code %d.", ev.ExitCode)
@@ -197,8 +215,9 @@ func judge(ev *Evidence, r *Result) {
 		return
 	}
 	if j.Failed != "" {
-		msg := "Judge error: " + j.Failed
-		r.Status, r.Error = StatusError, &msg
+		const head = "Judge error: "
+		msg := head + j.Failed
+		r.Status, r.Error, r.ErrorWordedFrom = StatusError, &msg, len(head)
 		return
 	}
 	out := ParseJudgeAnswer(j.Answer, j.Source == "kensa")

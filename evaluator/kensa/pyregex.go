@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -35,11 +36,7 @@ func compilePython(pattern, subject string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	re, err := regexp.Compile(out)
-	if err != nil && strings.Contains(err.Error(), "invalid repeat count") {
-		return nil, unsupported("a repeat count above 1000")
-	}
-	return re, err
+	return regexp.Compile(out)
 }
 
 func isASCII(s string) bool {
@@ -58,6 +55,10 @@ type translator struct {
 	multiline    bool
 	ascii        bool
 	asciiSubject bool
+	// groups counts the capturing groups opened so far, and open holds the number of each
+	// group not yet closed (0 for one that does not capture), as a backreference needs.
+	groups int
+	open   []int
 }
 
 func (t *translator) translate() (string, error) {
@@ -134,6 +135,10 @@ func (t *translator) step() error {
 		t.out.WriteString(`\}`)
 		t.pos++
 		return nil
+	case ')':
+		if len(t.open) > 0 {
+			t.open = t.open[:len(t.open)-1]
+		}
 	case '*', '+', '?':
 		t.out.WriteByte(c)
 		t.pos++
@@ -159,7 +164,11 @@ func (t *translator) possessive() error {
 
 var braceQuantifier = regexp.MustCompile(`^\{(\d*)(,?)(\d*)\}`)
 
-// brace translates {,n} (Python: {0,n}) and passes other repeats and literal braces on.
+// maxRE2Repeat is the largest repeat count RE2 takes; Python takes up to 2^32 - 2.
+const maxRE2Repeat = 1000
+
+// brace translates {,n} (Python: {0,n}) and passes other repeats and literal braces on. A
+// minimum above the maximum is Python's error; a count above RE2's limit is unsupported.
 func (t *translator) brace() error {
 	m := braceQuantifier.FindStringSubmatch(t.src[t.pos:])
 	if m == nil || m[1] == "" && m[2] == "" {
@@ -170,6 +179,14 @@ func (t *translator) brace() error {
 	lo := m[1]
 	if lo == "" {
 		lo = "0"
+	}
+	low, _ := strconv.ParseUint(lo, 10, 64)
+	high, highErr := strconv.ParseUint(m[3], 10, 64)
+	switch {
+	case m[3] != "" && highErr == nil && low > high:
+		return fmt.Errorf("min repeat greater than max repeat at position %d", t.pos+1)
+	case low > maxRE2Repeat || m[3] != "" && (highErr != nil || high > maxRE2Repeat):
+		return unsupported(fmt.Sprintf("a repeat count above %d", maxRE2Repeat))
 	}
 	t.out.WriteString("{" + lo + m[2] + m[3] + "}")
 	t.pos += len(m[0])
@@ -199,7 +216,14 @@ func (t *translator) group() error {
 		return unsupported("an atomic group")
 	case strings.HasPrefix(rest, "(?("):
 		return unsupported("a conditional group")
-	case strings.HasPrefix(rest, "(?P<"), strings.HasPrefix(rest, "(?:"), !strings.HasPrefix(rest, "(?"):
+	case strings.HasPrefix(rest, "(?P<"), !strings.HasPrefix(rest, "(?"):
+		t.groups++
+		t.open = append(t.open, t.groups)
+		t.out.WriteByte('(')
+		t.pos++
+		return nil
+	case strings.HasPrefix(rest, "(?:"):
+		t.open = append(t.open, 0)
 		t.out.WriteByte('(')
 		t.pos++
 		return nil
@@ -213,6 +237,7 @@ func (t *translator) group() error {
 	if strings.ContainsAny(flags, "xm") || strings.ContainsAny(flags, "au") {
 		return unsupported("scoped flags (?" + flags + ":...)")
 	}
+	t.open = append(t.open, 0)
 	t.out.WriteString(rest[:end+1])
 	t.pos += end + 1
 	return nil
@@ -317,19 +342,8 @@ func (t *translator) escape(inClass bool) error {
 		return t.hexEscape(8)
 	case 'N':
 		return unsupported(`\N{...} named characters`)
-	case '0':
-		n := 0
-		for n < 2 && t.pos+n < len(t.src) && t.src[t.pos+n] >= '0' && t.src[t.pos+n] <= '7' {
-			n++
-		}
-		v, _ := strconv.ParseUint("0"+t.src[t.pos:t.pos+n], 8, 32)
-		t.pos += n
-		fmt.Fprintf(&t.out, `\x{%x}`, v)
-	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if inClass {
-			return errors.New("bad escape \\" + string(c))
-		}
-		return unsupported("a backreference \\" + string(c))
+	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return t.digitEscape(inClass)
 	default:
 		if c < utf8.RuneSelf && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
 			return errors.New("bad escape \\" + string(c))
@@ -340,6 +354,57 @@ func (t *translator) escape(inClass bool) error {
 	}
 	return nil
 }
+
+// digitEscape is sre_parse's reading of a backslash and a digit (t.pos is past the first
+// digit): an octal escape (\0 and up to two more octal digits; in a set, any octal digit and up
+// to two more; elsewhere three octal digits), else a backreference, which RE2 does not have
+// (an invalid one is Python's error).
+func (t *translator) digitEscape(inClass bool) error {
+	start := t.pos - 2
+	first := t.src[t.pos-1]
+	octal := func(more int) {
+		n := 0
+		for n < more && t.pos+n < len(t.src) && isOctal(t.src[t.pos+n]) {
+			n++
+		}
+		t.pos += n
+	}
+	isRef := false
+	switch {
+	case first == '0':
+		octal(2)
+	case inClass && isOctal(first):
+		octal(2)
+	case inClass:
+		return fmt.Errorf("bad escape \\%c at position %d", first, start)
+	case t.pos+1 < len(t.src) && isOctal(first) && isOctal(t.src[t.pos]) && isOctal(t.src[t.pos+1]):
+		t.pos += 2
+	default:
+		isRef = true
+		if t.pos < len(t.src) && t.src[t.pos] >= '0' && t.src[t.pos] <= '9' {
+			t.pos++
+		}
+	}
+	digits := t.src[start+1 : t.pos]
+	if isRef {
+		ref, _ := strconv.Atoi(digits)
+		if ref > t.groups {
+			return fmt.Errorf("invalid group reference %d at position %d", ref, start+1)
+		}
+		if slices.Contains(t.open, ref) {
+			return fmt.Errorf("cannot refer to an open group at position %d", start)
+		}
+		return unsupported("a backreference \\" + digits)
+	}
+	v, _ := strconv.ParseUint(digits, 8, 32)
+	if v > 0o377 {
+		return fmt.Errorf("octal escape value \\%s outside of range 0-0o377 at position %d", digits, start)
+	}
+	fmt.Fprintf(&t.out, `\x{%x}`, v)
+	return nil
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 func (t *translator) hexEscape(n int) error {
 	if t.pos+n > len(t.src) {

@@ -18,7 +18,8 @@
 // (OpenInference attributes); --emit otlp-proto and otlp-json POST one OTLP/HTTP export
 // request to $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (else $OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces),
 // with --semconv openinference, genai (the current GenAI names) or genai-old (gen_ai.system,
-// gen_ai.usage.prompt_tokens); --emit none sends nothing. Times start at a fixed instant and
+// gen_ai.usage.prompt_tokens); --gzip compresses the OTLP bodies (Content-Encoding: gzip, as
+// many exporters send them by default); --emit none sends nothing. Times start at a fixed instant and
 // ids are derived from the request, so two runs of one request emit the same spans, unless
 // --clock wall is given.
 //
@@ -30,10 +31,17 @@
 // after emitting, with a child of its own that sleeps too and writes its pid to --pidfile (the
 // process group must be killed for the child to die); --flood N writes N bytes to stdout;
 // --stderr TEXT writes TEXT to stderr; --echo-env NAME writes NAME=value to stderr.
+//
+// # Judge
+//
+// --judge VERDICT makes it a judge command (kensa run --judge-cmd) instead: it reads the prompt
+// on stdin and answers Kensa's JSON verdict with VERDICT (pass, fail, uncertain), then exits
+// with --exit; it runs no script and sends no spans.
 package kensaagent
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -51,17 +59,20 @@ import (
 
 // options are the command line of the agent.
 type options struct {
-	emit, semconv, flaky, clock, pidfile, stderr, echoEnv string
-	exit                                                  int
-	flood                                                 int64
-	malformed, truncate, hang                             bool
-	request                                               string
+	emit, semconv, flaky, clock, pidfile, stderr, echoEnv, judge string
+	exit                                                         int
+	flood                                                        int64
+	malformed, truncate, hang, gzip                              bool
+	request                                                      string
 }
 
 // Main runs the agent with args (without the program name) and returns its exit status.
-func Main(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parse(args)
-	if err == nil {
+	switch {
+	case err == nil && o.judge != "":
+		err = o.answer(stdin, stdout)
+	case err == nil:
 		err = o.run(stdout, stderr)
 	}
 	if err != nil {
@@ -86,6 +97,8 @@ func parse(args []string) (*options, error) {
 	fs.BoolVar(&o.malformed, "malformed", false, "also send a span source that does not parse")
 	fs.BoolVar(&o.truncate, "truncate", false, "cut the JSONL trace in the middle of its last line")
 	fs.BoolVar(&o.hang, "hang", false, "sleep for ever after emitting, with a sleeping child")
+	fs.BoolVar(&o.gzip, "gzip", false, "compress OTLP bodies with gzip")
+	fs.StringVar(&o.judge, "judge", "", "be a judge command answering `VERDICT`")
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -121,6 +134,19 @@ func (o *options) run(stdout, stderr io.Writer) error {
 		return o.hangForever()
 	}
 	return nil
+}
+
+// answer is the judge: it reads the whole prompt and answers Kensa's JSON verdict.
+func (o *options) answer(stdin io.Reader, stdout io.Writer) error {
+	prompt, err := io.ReadAll(stdin)
+	if err != nil {
+		return err
+	}
+	if len(prompt) == 0 {
+		return errors.New("--judge: no prompt on stdin")
+	}
+	_, err = fmt.Fprintf(stdout, "{\"verdict\": %q, \"reasoning\": \"scripted judge\", \"evidence\": [\"%d bytes of prompt read\"]}\n", o.judge, len(prompt))
+	return err
 }
 
 // verb reads the request, resolving maybe with the --flaky counter.
@@ -208,15 +234,37 @@ func (o *options) post(spans []span) error {
 		return err
 	}
 	if o.malformed {
-		if err := postBody(url, contentType, []byte("\x00 not an export request {")); err != nil {
+		if err := o.postBody(url, contentType, []byte("\x00 not an export request {")); err != nil {
 			return err
 		}
 	}
-	return postBody(url, contentType, body)
+	return o.postBody(url, contentType, body)
 }
 
-func postBody(url, contentType string, body []byte) error {
-	resp, err := http.Post(url, contentType, bytes.NewReader(body))
+// postBody posts one body, gzip-compressed with --gzip. The answer is not read: an exporter
+// drops what the receiver refuses, and so does the agent.
+func (o *options) postBody(url, contentType string, body []byte) error {
+	encoding := ""
+	if o.gzip {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		if _, err := zw.Write(body); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		body, encoding = b.Bytes(), "gzip"
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	if encoding != "" {
+		req.Header.Set("Content-Encoding", encoding)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,10 @@
 //
 // A run's agent gets KENSA_TRACE_DIR (a directory where Kensa's exporter writes spans.jsonl)
 // and OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (an OTLP/HTTP receiver
-// on the loopback interface, recorder/otlpreceiver, for the run's duration). Every body and
-// file is kept byte-exact as a span source; the spans are decoded by formats/otlp, read as
+// on the loopback interface, recorder/otlpreceiver, for the run's duration), with
+// OTEL_EXPORTER_OTLP_PROTOCOL / OTEL_EXPORTER_OTLP_TRACES_PROTOCOL set to http/protobuf unless
+// the scenario's env_overrides set either (the receiver speaks no gRPC). Every file and every
+// body (decompressed when sent with gzip) is kept byte-exact as a span source; the spans are decoded by formats/otlp, read as
 // OpenInference or GenAI spans, costed with the pinned price table where they state no cost,
 // and written as Kensa's trace (formats/kensa.WriteTrace), in start-time order of arrival.
 //

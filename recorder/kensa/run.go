@@ -221,15 +221,31 @@ func buildArgv(command []string, input pyvalue.Value, has bool) []string {
 	return argv
 }
 
+// protocolEnv are the variables that choose an OTLP exporter's protocol (OpenTelemetry SDK
+// configuration: the traces one first, then the general one).
+var protocolEnv = []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"}
+
+// runEnv is the agent's environment: kensa run's, the scenario's env_overrides (but the
+// protected variables), Kensa's trace directory and the OTLP receiver's endpoint. The
+// receiver speaks OTLP/HTTP only, so the protocol variables say http/protobuf (an SDK's
+// default may be gRPC) unless env_overrides choose one.
 func runEnv(sc *fkensa.Scenario, traceDir, endpoint string) []string {
 	env := os.Environ()
+	chosen := false
 	for _, kv := range sc.EnvOverrides {
 		if !slices.Contains(protectedEnv, kv.Name) {
 			env = append(env, kv.Name+"="+kv.Value)
+			chosen = chosen || slices.Contains(protocolEnv, kv.Name)
 		}
 	}
-	return append(env, "KENSA_TRACE_DIR="+traceDir, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
+	env = append(env, "KENSA_TRACE_DIR="+traceDir, "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint,
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+endpoint+"/v1/traces")
+	if !chosen {
+		for _, name := range protocolEnv {
+			env = append(env, name+"=http/protobuf")
+		}
+	}
+	return env
 }
 
 // captured refers to a captured stream where command.Run spooled it: it is read when sealed,
@@ -387,8 +403,9 @@ func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool strin
 	return nil
 }
 
-// EvidenceOf is the evidence of a record not yet sealed, as replay will load it. Only the
-// tails of the captured streams that Kensa keeps are read.
+// EvidenceOf is the evidence of a record not yet sealed, as replay will load it: a run,
+// its recorded judgement included, evaluates to one result before and after it is sealed.
+// Only the tails of the captured streams that Kensa keeps are read.
 func EvidenceOf(r *Record) (*ekensa.Evidence, error) {
 	stdout, err := r.Stdout.tail(fkensa.RunStdoutRunes)
 	if err != nil {
@@ -412,6 +429,9 @@ func EvidenceOf(r *Record) (*ekensa.Evidence, error) {
 		if ev.Spans, err = fkensa.ReadTrace("trace", r.Trace); err != nil {
 			ev.TraceError = err.Error()
 		}
+	}
+	if r.Judgement != nil {
+		ev.Judgement = ekensa.RecordedJudgement(r.Judgement, r.JudgePrompt, r.JudgeAnswer)
 	}
 	if spec, ok := r.Definition.Files[judgePath(r.Definition.Scenario)]; ok {
 		ev.JudgeSpec, _ = fkensa.ParseJudgeSpec("judge", spec)

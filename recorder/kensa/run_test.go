@@ -22,7 +22,7 @@ const agentEnv = "KENSA_AGENT_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(agentEnv) == "1" {
-		os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(kensaagent.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -124,27 +124,35 @@ func evaluate(t *testing.T, rec *Record) *ekensa.Result {
 var testOpts = Options{Runs: 1, Timeout: time.Minute, RunID: "test", Version: "test"}
 
 // Spans arrive the ways instrumented agents emit them — Kensa's JSONL exporter, OTLP/HTTP in
-// protobuf and JSON — in each vocabulary, and every way gives the same checks.
+// protobuf and JSON, gzip-compressed or not — in each vocabulary, and every way gives the
+// same checks.
 func TestRunEmitters(t *testing.T) {
 	tests := []struct {
 		emit, semconv, mediaType string
+		gzip                     bool
 	}{
-		{"jsonl", "openinference", store.MediaTypeOpenInferenceJSONL},
-		{"otlp-proto", "openinference", store.MediaTypeOTLPProtobuf},
-		{"otlp-json", "openinference", store.MediaTypeOTLPJSON},
-		{"otlp-proto", "genai", store.MediaTypeOTLPProtobuf},
-		{"otlp-json", "genai-old", store.MediaTypeOTLPJSON},
+		{"jsonl", "openinference", store.MediaTypeOpenInferenceJSONL, false},
+		{"otlp-proto", "openinference", store.MediaTypeOTLPProtobuf, false},
+		{"otlp-json", "openinference", store.MediaTypeOTLPJSON, false},
+		{"otlp-proto", "genai", store.MediaTypeOTLPProtobuf, false},
+		{"otlp-json", "genai-old", store.MediaTypeOTLPJSON, false},
+		{"otlp-proto", "openinference", store.MediaTypeOTLPProtobuf, true},
+		{"otlp-json", "genai", store.MediaTypeOTLPJSON, true},
 	}
 	p := newProject(t)
 	for i, tt := range tests {
-		p.write(fmt.Sprintf("s%d.yaml", i), scenario(t, fmt.Sprintf("s%d", i), "where A-100", []string{"--emit", tt.emit, "--semconv", tt.semconv}, whereChecks))
+		flags := []string{"--emit", tt.emit, "--semconv", tt.semconv}
+		if tt.gzip {
+			flags = append(flags, "--gzip")
+		}
+		p.write(fmt.Sprintf("s%d.yaml", i), scenario(t, fmt.Sprintf("s%d", i), "where A-100", flags, whereChecks))
 	}
 	recs := p.runAll(testOpts)
 	for i, tt := range tests {
 		rec := recs[i]
 		res := evaluate(t, rec)
 		if res.Status != ekensa.StatusPass {
-			t.Errorf("%s %s: status %s, error %v, checks %+v", tt.emit, tt.semconv, res.Status, deref(res.Error), res.CheckResults)
+			t.Errorf("%s %s gzip %v: status %s, error %v, checks %+v", tt.emit, tt.semconv, tt.gzip, res.Status, deref(res.Error), res.CheckResults)
 		}
 		if len(rec.SpanSources) != 1 || rec.SpanSources[0].MediaType != tt.mediaType {
 			t.Errorf("%s %s: span sources %+v", tt.emit, tt.semconv, rec.SpanSources)
@@ -194,6 +202,27 @@ checks:
 	}
 	if got := evaluate(t, recs[1]).CheckResults[0].Detail; !strings.Contains(got, "'B-2'") {
 		t.Errorf("the placeholder was not filled from the row: %s", got)
+	}
+}
+
+// The agent is told to export OTLP over HTTP in protobuf (the receiver speaks no gRPC), in
+// both variables OpenTelemetry SDKs read, unless the scenario's env_overrides choose a
+// protocol themselves.
+func TestRunOTLPProtocolEnv(t *testing.T) {
+	p := newProject(t)
+	for i, v := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		run := agent(t, "--echo-env", v)
+		p.write(fmt.Sprintf("a%d.yaml", i), fmt.Sprintf("id: a%d\nname: a\ninput: where A-1\nrun_command: %s\nenv_overrides: {%s: \"1\"}\n", i, run, agentEnv))
+		p.write(fmt.Sprintf("b%d.yaml", i), fmt.Sprintf("id: b%d\nname: b\ninput: where A-1\nrun_command: %s\nenv_overrides: {%s: \"1\", OTEL_EXPORTER_OTLP_PROTOCOL: http/json}\n", i, run, agentEnv))
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc") // the caller's own setting does not reach the agent
+	want := []string{"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf",
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/json", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL="}
+	recs := p.runAll(testOpts) // a0 a1 b0 b1
+	for i, rec := range recs {
+		if got, _ := rec.Stderr.tail(500); got != want[i] {
+			t.Errorf("%s: agent saw %q, want %q", rec.Definition.Scenario.ID, got, want[i])
+		}
 	}
 }
 

@@ -26,11 +26,31 @@ type Events interface {
 
 // Summary counts what RunJobs did.
 type Summary struct {
-	// Sealed runs, and those among them that did not pass (status fail, error or uncertain;
-	// pending counts as passed: its checks passed and its criteria await a judge).
-	Sealed, Failed int
+	// Sealed runs; Failed and Errored count those among them whose status is a failure (fail,
+	// uncertain) or an error (see Outcome). A pending run counts as neither: its checks
+	// passed and its criteria await a judge.
+	Sealed, Failed, Errored int
 	// Interrupted runs were in flight when ctx ended: they are not recorded.
 	Interrupted int
+}
+
+// Outcomes of a run's status for kensa run's listing and exit status.
+const (
+	OutcomePassed = iota // pass, or pending
+	OutcomeFailed        // fail, uncertain
+	OutcomeError         // error
+)
+
+// Outcome classes a status as kensa run's exit status reads it: every run passed (0), a run
+// failed (1), a run ended in error (2, whatever else happened).
+func Outcome(status string) int {
+	switch status {
+	case ekensa.StatusPass, ekensa.StatusPending:
+		return OutcomePassed
+	case ekensa.StatusFail, ekensa.StatusUncertain:
+		return OutcomeFailed
+	}
+	return OutcomeError
 }
 
 // OpenStore gives a store to use for the duration of one call: kensa run opens the store only
@@ -152,9 +172,6 @@ func statusOf(rec *Record) (string, error) {
 	return ekensa.Evaluate(ev).Status, nil
 }
 
-// Passed reports whether a status counts as passed for kensa run's exit status.
-func Passed(status string) bool { return status == ekensa.StatusPass || status == ekensa.StatusPending }
-
 // sealEvery is how often at most kensa run opens the store to seal finished runs: opening
 // it costs tens of milliseconds, which a run of a fast agent must not pay each time, and a
 // finished run waits at most this long before it is sealed.
@@ -198,8 +215,11 @@ func (r *runner) sealPending() {
 		for i, rec := range batch {
 			r.mu.Lock()
 			r.sum.Sealed++
-			if !Passed(rec.Status) {
+			switch Outcome(rec.Status) {
+			case OutcomeFailed:
 				r.sum.Failed++
+			case OutcomeError:
+				r.sum.Errored++
 			}
 			r.mu.Unlock()
 			r.ev.Sealed(rec, digests[i])

@@ -8,4 +8,4 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/kensaagent"
 )
 
-func main() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(kensaagent.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

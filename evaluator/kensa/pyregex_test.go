@@ -1,0 +1,175 @@
+package kensa
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Outcomes of re.search(pattern, subject) in Python, and of its translation here.
+const (
+	rxMatch       = "match"
+	rxNoMatch     = "nomatch"
+	rxInvalid     = "invalid"     // Python's re refuses the pattern; so does the translation
+	rxUnsupported = "unsupported" // Python accepts it; RE2 cannot express it: the run is an error
+)
+
+// regexCases are Python re patterns over subjects: what translates to RE2 (and matches as
+// Python matches), what is invalid in both, and what is refused as unsupported. The Python
+// outcomes are checked against python3 by TestPyRegexAgainstPython.
+var regexCases = []struct {
+	pattern, subject, want string
+}{
+	// Translated: Python 3 str semantics.
+	{`refunded\.$`, "Order refunded.", rxMatch},
+	{`end$`, "end\n", rxMatch},               // $ also matches before a final newline
+	{`end$`, "end\n\n", rxNoMatch},           // but only the final one
+	{`a$|b`, "xb", rxMatch},                  // $ ending a branch
+	{`(end$)`, "end\n", rxMatch},             // $ ending a group
+	{`a\Z`, "a\n", rxNoMatch},                // \Z is the very end
+	{`\Aab`, "ab", rxMatch},                  //
+	{`^a`, "ba\na", rxNoMatch},               // ^ is the start of the text
+	{`(?m)^a$`, "b\na\nc", rxMatch},          // multiline
+	{`a.c`, "a\nc", rxNoMatch},               // . stops at a newline
+	{`(?s)a.c`, "a\nc", rxMatch},             // unless DOTALL
+	{`(?i)ORDER`, "order", rxMatch},          //
+	{`(?i:A)b`, "ab", rxMatch},               // scoped flags
+	{`(?-i:a)B`, "aB", rxMatch},              //
+	{`\d+`, "٣٤", rxMatch},                   // \d is Unicode Nd
+	{`(?a)\d`, "٣", rxNoMatch},               // ASCII mode
+	{`\w+$`, "héllo", rxMatch},               // \w is Unicode
+	{`(?a)\w`, "é", rxNoMatch},               //
+	{`\s`, "\x1c", rxMatch},                  // str.isspace
+	{`\S`, " ", rxNoMatch},                   //
+	{`[\d]`, "5", rxMatch},                   // classes inside a set
+	{`[\s\w]+`, "a b", rxMatch},              //
+	{`\D`, "٣", rxNoMatch},                   //
+	{`\bcat\b`, "a cat.", rxMatch},           // \b on ASCII text
+	{`\Bat`, "cat", rxMatch},                 //
+	{`A-2{,2}00`, "A-200", rxMatch},          // {,n} is {0,n}
+	{`a{,}b`, "aaab", rxMatch},               // {,} is {0,}
+	{`a{}`, "a{}", rxMatch},                  // not a repeat: literal braces
+	{`a{1`, "a{1", rxMatch},                  //
+	{`a{2,3}?`, "aa", rxMatch},               // lazy
+	{`x{1000}`, "x", rxNoMatch},              // RE2's largest count
+	{`\x41\u00e9\U0001F600`, "Aé😀", rxMatch}, //
+	{`\0`, "\x00", rxMatch},                  // octal
+	{`\101`, "A", rxMatch},                   // three octal digits
+	{`\0101`, "\x081", rxMatch},              // \0 and two more, then a 1
+	{`[\1]`, "\x01", rxMatch},                // in a set, octal
+	{`[]a]`, "]", rxMatch},                   // ] first in a set is literal
+	{`[^]a]`, "b", rxMatch},                  //
+	{`(?#comment)a`, "a", rxMatch},           // comments are dropped
+	{`(?P<n>a)b`, "ab", rxMatch},             // named groups
+	{`\.`, ".", rxMatch},                     //
+	{`\é`, "é", rxMatch},                     // a non-ASCII escape is the character
+
+	// Invalid in Python, and here: the check fails (Kensa: "Invalid regex …").
+	{`(shipped`, "x", rxInvalid},
+	{`abc)`, "x", rxInvalid},
+	{`[abc`, "x", rxInvalid},
+	{`a**`, "x", rxInvalid},
+	{`*a`, "x", rxInvalid},
+	{`x{2}{3}`, "x", rxInvalid},
+	{`A-10{2,1}`, "x", rxInvalid},
+	{`\q`, "q", rxInvalid},
+	{`\z`, "z", rxInvalid},
+	{`\p{L}`, "a", rxInvalid},
+	{`\`, "x", rxInvalid},
+	{`a(?i)b`, "ab", rxInvalid},
+	{`(?L)a`, "a", rxInvalid},
+	{`(?`, "a", rxInvalid},
+	{`(?Q)`, "a", rxInvalid},
+	{`\x4`, "a", rxInvalid},
+	{`[\B]`, "a", rxInvalid},
+	{`[\8]`, "a", rxInvalid},
+	{`\400`, "a", rxInvalid},
+	{`a\1`, "a", rxInvalid}, // no such group
+	{`(a)\10`, "a", rxInvalid},
+	{`(a\1)`, "a", rxInvalid}, // an open group
+
+	// Valid in Python, beyond RE2: refused, never guessed.
+	{`(a)\1`, "aa", rxUnsupported},
+	{`(?P<n>a)(?P=n)`, "aa", rxUnsupported},
+	{`(?=a)a`, "a", rxUnsupported},
+	{`(?!b)a`, "a", rxUnsupported},
+	{`(?<=a)b`, "ab", rxUnsupported},
+	{`(?<!a)b`, "b", rxUnsupported},
+	{`(?>a)`, "a", rxUnsupported},
+	{`a++`, "aa", rxUnsupported},
+	{`a{2}+`, "aa", rxUnsupported},
+	{`(a)?(?(1)b|c)`, "c", rxUnsupported},
+	{`(?x) a b`, "ab", rxUnsupported},
+	{`(?x:a b)`, "ab", rxUnsupported},
+	{`x{1001}`, "x", rxUnsupported},
+	{`x{,1001}`, "x", rxUnsupported},
+	{`end$x`, "endx", rxUnsupported},
+	{`[\W]`, "!", rxUnsupported},
+	{`\bcat\b`, "é cat é", rxUnsupported}, // Unicode word boundaries
+	{`\N{LATIN SMALL LETTER E WITH ACUTE}`, "é", rxUnsupported},
+}
+
+func regexOutcome(pattern, subject string) (string, error) {
+	re, err := compilePython(pattern, subject)
+	switch {
+	case err != nil && isUnsupported(err):
+		return rxUnsupported, err
+	case err != nil:
+		return rxInvalid, err
+	case re.MatchString(subject):
+		return rxMatch, nil
+	}
+	return rxNoMatch, nil
+}
+
+// Each pattern translates and matches as Python's re.search does, is invalid as in Python, or
+// is refused as beyond RE2.
+func TestPyRegex(t *testing.T) {
+	for _, c := range regexCases {
+		if got, err := regexOutcome(c.pattern, c.subject); got != c.want {
+			t.Errorf("re.search(%q, %q): %s (%v), want %s", c.pattern, c.subject, got, err, c.want)
+		}
+	}
+}
+
+// pythonSearch prints, for each [pattern, subject], match, nomatch or invalid.
+const pythonSearch = `
+import json, re, sys
+print(sys.version_info[0] * 100 + sys.version_info[1])
+for p, s in json.load(sys.stdin):
+    try:
+        print("match" if re.compile(p).search(s) else "nomatch")
+    except re.error:
+        print("invalid")
+`
+
+// The Python outcomes of regexCases are Python's (python3 ≥ 3.11, whose re has possessive
+// quantifiers and atomic groups): matches and invalid patterns agree, and every pattern refused
+// as unsupported is one Python accepts. Skipped without python3.
+func TestPyRegexAgainstPython(t *testing.T) {
+	var in [][2]string
+	for _, c := range regexCases {
+		in = append(in, [2]string{c.pattern, c.subject})
+	}
+	stdin, _ := json.Marshal(in)
+	got := strings.Fields(runPython(t, pythonSearch, stdin))
+	if len(got) == 0 {
+		t.Fatal("python3 printed nothing")
+	}
+	if version, _ := strconv.Atoi(got[0]); version < 311 {
+		t.Skipf("python3 is older than 3.11 (%s), whose re the table describes", got[0])
+	}
+	got = got[1:]
+	if len(got) != len(regexCases) {
+		t.Fatalf("python3 gave %d outcomes for %d cases", len(got), len(regexCases))
+	}
+	for i, c := range regexCases {
+		switch {
+		case c.want == rxUnsupported && got[i] == rxInvalid:
+			t.Errorf("re.search(%q, %q): refused as unsupported, but Python refuses it too", c.pattern, c.subject)
+		case c.want != rxUnsupported && got[i] != c.want:
+			t.Errorf("re.search(%q, %q): Python gives %s, the table says %s", c.pattern, c.subject, got[i], c.want)
+		}
+	}
+}
