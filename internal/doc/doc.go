@@ -89,17 +89,23 @@
 //
 // Every parser takes Limits, whose zero fields take the defaults of DefaultLimits. Each
 // violation is an *Error wrapping ErrLimit whose message names the limit and its value, with the
-// file, position and path where it was exceeded. The defaults keep peak memory within 256 MiB
-// whatever the input (TestHostileInputMemory measures it in a child process).
+// file, position and path where it was exceeded (and whose Limit field names it, for a reader
+// that reports a limit of its own). The defaults keep what reading a document costs to about
+// 100 MiB whatever the input (TestHostileInputMemory measures it in a child process), so that a
+// program reading one stays within 256 MiB.
 //
 //	Limits field    default    what it bounds                          error says
-//	MaxBytes        64 MiB     a document; one JSON Lines line         the document has N bytes
+//	MaxBytes        32 MiB     a document; one JSON Lines line         the document has N bytes
 //	MaxDepth        512        nesting of arrays and objects           nest deeper than the limit
 //	MaxKeyBytes     64 KiB     a member name, unescaped                a member name is longer than the limit
 //	MaxStringBytes  16 MiB     a string value, unescaped               a string is longer than the limit
 //	MaxNumberBytes  256        a number literal as written             a number literal is longer than the limit
-//	MaxNodes        1,048,576  values of a document (aliases expanded) the document has more values than the limit
+//	MaxNodes        524,288    values of a document (aliases expanded) the document has more values than the limit
 //	MaxAliasNodes   10,000     values made by YAML alias expansion     expanding YAML aliases makes more values than the limit
+//
+// A value costs about 56 bytes as a node (a scalar) to 100 (an object of one member); a string's
+// bytes are held by the input and once more by the tree. yaml.v3 refuses nesting deeper than
+// 10,000 itself; that error is a MaxDepth error too.
 //
 // Reading is linear in the input: strings are measured before they are allocated (a 100 MB name
 // costs a scan, not 100 MB), duplicate names are found with a hash index once an object has

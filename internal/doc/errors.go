@@ -49,6 +49,9 @@ type Error struct {
 	Msg string
 	// Err is the class (ErrSyntax, ErrLimit, …) or the cause; it may be nil.
 	Err error
+	// Limit names the field of Limits exceeded ("MaxNodes") when Err is ErrLimit, so that a
+	// reader with limits of its own can name its own.
+	Limit string
 }
 
 func (e *Error) Error() string {
@@ -109,6 +112,7 @@ func newError(pos Pos, path Path, class error, format string, args ...any) *Erro
 func limitError(pos Pos, path Path, limit string, value int64, format string, args ...any) *Error {
 	e := newError(pos, path, ErrLimit, format, args...)
 	e.Msg += fmt.Sprintf(" (Limits.%s is %d)", limit, value)
+	e.Limit = limit
 	return e
 }
 

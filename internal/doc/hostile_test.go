@@ -38,15 +38,15 @@ var hostileCases = map[string]struct {
 		return parseJSONBytes(repeated(`[1`, "0", 100<<20, `]`), Limits{MaxBytes: 1 << 30})
 	}},
 	"json-deep": {"MaxDepth", false, func() error {
-		return parseJSONBytes(repeated("", "[", 60<<20, ""), Limits{})
+		return parseJSONBytes(repeated("", "[", 30<<20, ""), Limits{})
 	}},
 	"json-wide-array": {"MaxNodes", false, func() error {
-		return parseJSONBytes(repeated("[", "0,", 30<<20, "0]"), Limits{})
+		return parseJSONBytes(repeated("[", "0,", 15<<20, "0]"), Limits{})
 	}},
 	"json-wide-object": {"MaxNodes", true, func() error {
-		b := make([]byte, 0, 60<<20+16)
+		b := make([]byte, 0, 30<<20+16)
 		b = append(b, '{')
-		for i := 0; len(b) < 60<<20; i++ {
+		for i := 0; len(b) < 30<<20; i++ {
 			b = fmt.Appendf(b, `"%x":[],`, i)
 		}
 		return parseJSONBytes(append(b, `"":0}`...), Limits{})
@@ -71,7 +71,7 @@ var hostileCases = map[string]struct {
 		return parseYAMLBytes([]byte(aliasBomb), Limits{})
 	}},
 	"yaml-flow-map": {"MaxNodes", true, func() error {
-		return parseYAMLBytes(repeated("{", "a,", 30<<20, "b}"), Limits{})
+		return parseYAMLBytes(repeated("{", "a,", 15<<20, "b}"), Limits{})
 	}},
 	// Values up to the bound MaxNodes is checked against before yaml.v3 runs: its own tree is
 	// the larger part of the memory. A flow mapping of keys without values is the densest.

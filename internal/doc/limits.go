@@ -37,16 +37,20 @@ type Limits struct {
 	MaxAliasNodes int
 }
 
-// DefaultLimits are the limits of a zero Limits. They keep peak memory under 256 MiB for any
-// input, hostile ones included, while admitting every document the project reads in normal use:
-// reports, scenarios, profiles, Kubernetes objects, transcripts, one audit-log line.
+// DefaultLimits are the limits of a zero Limits. They admit every document the project reads
+// in normal use (reports, scenarios, profiles, Kubernetes objects, transcripts, one line of
+// spans) many times over, and keep what one document costs to about 100 MiB whatever its shape
+// (TestHostileInputMemory measures it), so that a program that reads one, keeps its input and
+// builds values of its own from the tree stays within 256 MiB (DESIGN §7). A value costs about
+// 56 bytes as a node (a scalar) to 100 (an object of one member, with its member and name), and
+// a string's bytes are held by the input and once more by the tree.
 var DefaultLimits = Limits{
-	MaxBytes:       64 << 20,
+	MaxBytes:       32 << 20,
 	MaxDepth:       512,
 	MaxKeyBytes:    64 << 10,
 	MaxStringBytes: 16 << 20,
 	MaxNumberBytes: 256,
-	MaxNodes:       1 << 20,
+	MaxNodes:       1 << 19,
 	MaxAliasNodes:  10_000,
 }
 

@@ -37,6 +37,22 @@ func TestJSONLimits(t *testing.T) {
 			t.Errorf("%s with %+v: %v", tc.json, tc.lim, err)
 		case tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, ErrLimit)):
 			t.Errorf("%s with %+v:\n got %v\nwant %s", tc.json, tc.lim, err, tc.want)
+		case tc.want != "" && !strings.Contains(tc.want, "(Limits."+err.(*Error).Limit+" is "):
+			t.Errorf("%s with %+v: Error.Limit is %q", tc.json, tc.lim, err.(*Error).Limit)
+		}
+	}
+}
+
+// TestYAMLDepthBeyondTheParser: a nesting deeper than yaml.v3's own limit (10,000), which its
+// scanner refuses before any node is built, is a limit error naming MaxDepth, at its line.
+func TestYAMLDepthBeyondTheParser(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"flow", "a: " + strings.Repeat("[", 10_001), "t.yaml: arrays and objects nest deeper than the limit (Limits.MaxDepth is 512)"},
+		{"block", "\n" + strings.Repeat("- ", 10_001) + "1\n", "t.yaml:2: arrays and objects nest deeper than the limit (Limits.MaxDepth is 512)"},
+	} {
+		_, err := ParseYAML("t.yaml", []byte(tc.yaml), Limits{})
+		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrLimit) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.name, err, tc.want)
 		}
 	}
 }

@@ -50,7 +50,7 @@ func parseYAML(name string, data []byte, lim Limits, single bool) ([]*Node, erro
 			break
 		}
 		if err != nil {
-			return nil, yamlSyntaxError(name, err)
+			return nil, yamlSyntaxError(name, err, l)
 		}
 		if single && len(docs) == 1 {
 			return nil, newError(Pos{File: name, Line: y.Line, Offset: -1}, nil, ErrSyntax,
@@ -88,7 +88,14 @@ var yamlParserProblems = []string{
 	"did not find expected", "found duplicate %", "found incompatible YAML document", "found undefined tag handle",
 }
 
-func yamlSyntaxError(name string, err error) error {
+// yamlDepthProblem is yaml.v3's own nesting limit (10,000 flow levels or indents), which its
+// scanner hits before this package sees a node.
+var yamlDepthProblem = regexp.MustCompile(`^exceeded max depth of (\d+)$`)
+
+// yamlSyntaxError turns an error of yaml.v3 into an *Error at its line: ErrSyntax, or ErrLimit
+// naming MaxDepth when yaml.v3 refused a nesting deeper than its own limit, which is deeper
+// than lim.MaxDepth.
+func yamlSyntaxError(name string, err error, lim Limits) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
 	if m := yamlErrorLine.FindStringSubmatch(err.Error()); m != nil {
@@ -101,7 +108,13 @@ func yamlSyntaxError(name string, err error) error {
 			}
 		}
 	}
-	return newError(Pos{File: name, Line: line, Offset: -1}, nil, ErrSyntax, "%s", msg)
+	pos := Pos{File: name, Line: line, Offset: -1}
+	if m := yamlDepthProblem.FindStringSubmatch(msg); m != nil {
+		if depth, _ := strconv.Atoi(m[1]); depth > lim.MaxDepth {
+			return limitError(pos, nil, "MaxDepth", int64(lim.MaxDepth), "arrays and objects nest deeper than the limit")
+		}
+	}
+	return newError(pos, nil, ErrSyntax, "%s", msg)
 }
 
 // yamlValueBound returns an upper bound of the nodes yaml.v3 can build from data, counted
