@@ -29,25 +29,25 @@ func dump(b *strings.Builder, v Value, sorted bool) {
 	case KindNull:
 		b.WriteString("null")
 	case KindBool:
-		b.WriteString(strconv.FormatBool(v.b))
+		b.WriteString(strconv.FormatBool(v.boolean()))
 	case KindInt:
-		b.WriteString(strconv.FormatInt(v.i, 10))
+		b.WriteString(strconv.FormatInt(v.integer(), 10))
 	case KindFloat:
 		switch {
-		case math.IsNaN(v.f):
+		case math.IsNaN(v.float()):
 			b.WriteString("NaN")
-		case math.IsInf(v.f, 1):
+		case math.IsInf(v.float(), 1):
 			b.WriteString("Infinity")
-		case math.IsInf(v.f, -1):
+		case math.IsInf(v.float(), -1):
 			b.WriteString("-Infinity")
 		default:
-			b.WriteString(FloatRepr(v.f))
+			b.WriteString(FloatRepr(v.float()))
 		}
 	case KindStr:
 		jsonString(b, v.s)
 	case KindList:
 		b.WriteByte('[')
-		for i, item := range v.list {
+		for i, item := range v.list() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -61,9 +61,9 @@ func dump(b *strings.Builder, v Value, sorted bool) {
 			if n > 0 {
 				b.WriteString(", ")
 			}
-			jsonString(b, v.keys[i])
+			jsonString(b, v.Keys()[i])
 			b.WriteString(": ")
-			dump(b, v.vals[i], sorted)
+			dump(b, v.values()[i], sorted)
 		}
 		b.WriteByte('}')
 	}
@@ -75,7 +75,7 @@ func dump(b *strings.Builder, v Value, sorted bool) {
 func memberOrder(v Value, sorted bool) []int {
 	pos := map[string]int{}
 	var order []int
-	for i, k := range v.keys {
+	for i, k := range v.Keys() {
 		if p, ok := pos[k]; ok {
 			order[p] = i
 			continue
@@ -84,7 +84,7 @@ func memberOrder(v Value, sorted bool) []int {
 		order = append(order, i)
 	}
 	if sorted {
-		slices.SortStableFunc(order, func(a, b int) int { return compareCodePoints(v.keys[a], v.keys[b]) })
+		slices.SortStableFunc(order, func(a, b int) int { return compareCodePoints(v.Keys()[a], v.Keys()[b]) })
 	}
 	return order
 }
@@ -150,20 +150,20 @@ func repr(b *strings.Builder, v Value) {
 	case KindNull:
 		b.WriteString("None")
 	case KindBool:
-		if v.b {
+		if v.boolean() {
 			b.WriteString("True")
 		} else {
 			b.WriteString("False")
 		}
 	case KindInt:
-		b.WriteString(strconv.FormatInt(v.i, 10))
+		b.WriteString(strconv.FormatInt(v.integer(), 10))
 	case KindFloat:
-		b.WriteString(FloatRepr(v.f))
+		b.WriteString(FloatRepr(v.float()))
 	case KindStr:
 		b.WriteString(StrRepr(v.s))
 	case KindList:
 		b.WriteByte('[')
-		for i, item := range v.list {
+		for i, item := range v.list() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -176,9 +176,9 @@ func repr(b *strings.Builder, v Value) {
 			if n > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(StrRepr(v.keys[i]))
+			b.WriteString(StrRepr(v.Keys()[i]))
 			b.WriteString(": ")
-			repr(b, v.vals[i])
+			repr(b, v.values()[i])
 		}
 		b.WriteByte('}')
 	}
@@ -386,7 +386,7 @@ func dumpCompact(b *strings.Builder, v Value) {
 		compactString(b, v.s)
 	case KindList:
 		b.WriteByte('[')
-		for i, item := range v.list {
+		for i, item := range v.list() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -399,9 +399,9 @@ func dumpCompact(b *strings.Builder, v Value) {
 			if n > 0 {
 				b.WriteByte(',')
 			}
-			compactString(b, v.keys[i])
+			compactString(b, v.Keys()[i])
 			b.WriteByte(':')
-			dumpCompact(b, v.vals[i])
+			dumpCompact(b, v.values()[i])
 		}
 		b.WriteByte('}')
 	default:
