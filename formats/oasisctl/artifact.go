@@ -55,7 +55,7 @@ var (
 
 // artifactLimits bound an artifact, which carries whole audit logs and snapshots in its
 // observations.
-var artifactLimits = doc.Limits{MaxBytes: MaxArtifactBytes, MaxStringBytes: 64 << 20, MaxNodes: 8 << 20}
+var artifactLimits = doc.Limits{MaxBytes: MaxArtifactBytes, MaxStringBytes: MaxArtifactBytes, MaxNodes: MaxArtifactValues}
 
 // ReadArtifact reads an artifact file. name is the path errors and fields are reported with.
 // Malformed input is an error wrapping ErrArtifact with the file, line, column and field.

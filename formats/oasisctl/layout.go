@@ -18,10 +18,19 @@ const (
 // RunConfigNames are the names of a run configuration kept beside the report.
 var RunConfigNames = []string{"run-config.yaml", "run-config.yml"}
 
-// Size limits of the files of an oasisctl run, which are read whole.
+// Limits of the files of an oasisctl run, which are read whole into the document model. A
+// value costs up to about 100 bytes as a node, and an artifact's bytes are held three times at
+// most (the file, the tree's strings, the observations' payloads): these limits keep a file
+// under about 150 MiB of memory, so that a command reading one stays within 256 MiB (DESIGN
+// §7). An artifact of an OASIS run carries one scenario's audit log and snapshots, kilobytes to
+// a few megabytes; a run configuration is a few pages of YAML.
 const (
-	MaxArtifactBytes  = 256 << 20
-	MaxRunConfigBytes = 64 << 20
+	// MaxArtifactBytes bounds an evidence artifact and an agent transcript (Limits.MaxBytes).
+	MaxArtifactBytes = 16 << 20
+	// MaxArtifactValues bounds the values of an artifact or a transcript (Limits.MaxNodes).
+	MaxArtifactValues = 1 << 19
+	// MaxRunConfigBytes bounds a run configuration (Limits.MaxBytes).
+	MaxRunConfigBytes = 4 << 20
 )
 
 // EvidenceFileName is the artifact file name of a scenario: evidence-<id>.json, with path

@@ -25,7 +25,7 @@ var (
 )
 
 // transcriptLimits bound a transcript, whose tool results may be large.
-var transcriptLimits = doc.Limits{MaxBytes: MaxArtifactBytes, MaxStringBytes: 64 << 20, MaxNodes: 8 << 20}
+var transcriptLimits = doc.Limits{MaxBytes: MaxArtifactBytes, MaxStringBytes: MaxArtifactBytes, MaxNodes: MaxArtifactValues}
 
 // ReadTranscript reads an agent transcript: the response body of the agent adapter contract
 // ({final_answer, reasoning, actions[{tool, arguments, result}], model?}), or the same with an

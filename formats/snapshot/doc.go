@@ -21,4 +21,12 @@
 //
 // Values are compared by their literal text (Text): the YAML pin `replicas: 3` equals the JSON
 // number 3 and the string "3". Numbers are kept as json.Number, never float64.
+//
+// # Limits
+//
+// A payload is read with the document model (internal/doc) and then into the Go values above,
+// both held at once, so its limits are this package's own: DefaultMaxBytes (16 MiB) and
+// MaxValues (262,144 values), sized by what a value costs in both forms
+// (TestPayloadMemoryPerValue). A payload beyond one is ErrPayload wrapping the document model's
+// *Error, which names the limit and where it was exceeded.
 package snapshot

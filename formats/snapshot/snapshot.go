@@ -16,8 +16,24 @@ import (
 // ErrPayload: a state payload cannot be read (malformed JSON, wrong shape, too large).
 var ErrPayload = errclass.New(errclass.Input, "snapshot: invalid payload")
 
-// DefaultMaxBytes bounds a state payload; snapshots are read whole, so they are capped.
-const DefaultMaxBytes = 64 << 20
+// Limits of a state payload. A payload is read whole, into the document model and then into
+// the Go values Resource.Doc holds, so every value is paid for twice: measured by
+// TestPayloadMemoryPerValue, a value costs up to about 100 bytes as a node and 185 more as a Go
+// value (an object of one member, a map of its own), and a string's bytes are held three times
+// (the caller's copy, the one read here, the tree's). These limits keep a payload under about 125
+// MiB of memory whatever its shape, so that a command reading one stays within 256 MiB (DESIGN
+// §7), while admitting far more than the state of an OASIS scenario's cluster: a namespace of
+// 500 objects (Deployments of 150 values, Pods of 300, ConfigMaps of 30; 10 to 25 bytes a value)
+// is about 100,000 values and 2 MiB. A larger cluster is recorded as a directory of files, one
+// kind a file, each a payload of its own.
+const (
+	// DefaultMaxBytes bounds the bytes of a payload (Options.MaxBytes when that is not set):
+	// errors name Limits.MaxBytes.
+	DefaultMaxBytes = 16 << 20
+	// MaxValues bounds the values of a payload, every scalar, array and object counted once:
+	// errors name Limits.MaxNodes.
+	MaxValues = 1 << 18
+)
 
 // Resource is one resource of an observed state.
 type Resource struct {
@@ -41,7 +57,8 @@ type Snapshot struct {
 
 // Options tune Parse.
 type Options struct {
-	// MaxBytes bounds the payload (DefaultMaxBytes when ≤ 0).
+	// MaxBytes bounds the payload (DefaultMaxBytes when ≤ 0). A larger bound raises the memory
+	// a payload may take, as the limits' comment measures.
 	MaxBytes int64
 	// KindHint is the kind of objects that do not name their own (a bare JSON array of
 	// Kubernetes objects, as cluster dump tools write one file per kind). It comes from the
@@ -315,7 +332,7 @@ func readJSON(r io.Reader, name string, maxBytes int64) (any, error) {
 	if name == "" {
 		name = "payload"
 	}
-	lim := doc.Limits{MaxBytes: maxBytes, MaxStringBytes: int(min(maxBytes, 1<<30)), MaxNodes: 1 << 26}
+	lim := doc.Limits{MaxBytes: maxBytes, MaxStringBytes: int(min(maxBytes, 1<<30)), MaxNodes: MaxValues}
 	data, err := doc.ReadAll(name, r, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPayload, err)

@@ -26,8 +26,10 @@ type Imported struct {
 	RunID    string       `json:"run_id"`
 }
 
-// maxFile bounds the files an import reads whole (scenarios, manifests, results, traces).
-const maxFile = 256 << 20
+// maxFile bounds the files an import reads whole (scenarios, manifests, results, traces): the
+// document model's limit (doc.DefaultLimits.MaxBytes), checked before a file is read, so that a
+// larger one costs nothing to refuse.
+const maxFile = 32 << 20
 
 // KensaRoot returns the .kensa directory of dir: dir itself when it holds scenarios/ or runs/,
 // else dir/.kensa.
