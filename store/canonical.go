@@ -40,7 +40,22 @@ func Marshal(v any) ([]byte, error) {
 // non-integer numbers, integers beyond ±(2^53-1), invalid UTF-8, trailing data and nesting
 // deeper than 64.
 func Canonicalize(data []byte) ([]byte, error) {
-	n, err := doc.ParseJSON("object", data, canonicalLimits)
+	return canonicalize("object", data, canonicalLimits)
+}
+
+// CanonicalizeWithin is Canonicalize of the object named name (in errors) that also refuses
+// nesting deeper than maxDepth and more than maxValues values: for objects of untrusted origin
+// (an imported archive), whose cost the caller bounds. A limit exceeded is a *doc.Error naming
+// it (doc.Error.Limit), wrapped in ErrNotCanonical.
+func CanonicalizeWithin(name string, data []byte, maxDepth, maxValues int) ([]byte, error) {
+	lim := canonicalLimits
+	lim.MaxDepth = min(lim.MaxDepth, maxDepth)
+	lim.MaxNodes = min(lim.MaxNodes, maxValues)
+	return canonicalize(name, data, lim)
+}
+
+func canonicalize(name string, data []byte, lim doc.Limits) ([]byte, error) {
+	n, err := doc.ParseJSON(name, data, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotCanonical, err)
 	}

@@ -73,6 +73,10 @@
 //     devices, FIFOs, sparse files, global PAX headers);
 //   - layout: oci-layout or index.json missing, repeated, or after the blobs; an imageLayoutVersion
 //     other than 1.0.0; an index that is not exactly one bundle in this format;
+//   - JSON: every JSON document (oci-layout, index.json, each object) is read with the project's
+//     document model (internal/doc), so a member named twice in any of them is refused (a reader
+//     keeping the first and one keeping the last would see two bundles), with its line and
+//     column;
 //   - content: a duplicate entry, a blob nothing refers to before it, a size that differs from a
 //     descriptor, descriptors of one digest that disagree, content that does not hash to its
 //     name, an object that is not canonical JSON of a known kind and schema or is not the kind its

@@ -125,13 +125,19 @@ func hostileCases() []hostileCase {
 		{name: "deeply nested index.json", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
 			entries[1] = regular(indexName, []byte(`{"schemaVersion":2,"x":`+deep+`}`))
 			return entries
-		}), wantErr: ErrLimit, wantMsg: "index.json: JSON nested deeper than 64"},
+		}), wantErr: ErrLimit, wantMsg: "nest deeper than the limit (Limits.MaxDepth is 64) (the archive's MaxJSONDepth)"},
 		{name: "deeply nested run manifest", archive: func(t *testing.T, c *crafted) []byte {
 			b := []byte(`{"kind":"run-manifest","schema_version":1,"x":` + deep + `}`)
 			desc := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: store.Sum(b), Size: int64(len(b))}
 			entries := c.entries(c.index(desc), nil)
 			return zst(t, tarOf(t, append(entries, regular(blobName(desc.Digest), b)), true))
-		}, wantErr: ErrLimit, wantMsg: "JSON nested deeper than 64"},
+		}, wantErr: ErrLimit, wantMsg: "nest deeper than the limit (Limits.MaxDepth is 64) (the archive's MaxJSONDepth)"},
+		{name: "run manifest of more values than MaxObjectValues", archive: func(t *testing.T, c *crafted) []byte {
+			b := []byte(`{"kind":"run-manifest","schema_version":1,"x":[` + strings.Repeat("0,", 5000) + `0]}`)
+			desc := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: store.Sum(b), Size: int64(len(b))}
+			entries := c.entries(c.index(desc), nil)
+			return zst(t, tarOf(t, append(entries, regular(blobName(desc.Digest), b)), true))
+		}, limits: Limits{MaxObjectValues: 1000}, wantErr: ErrLimit, wantMsg: "(Limits.MaxNodes is 1000) (the archive's MaxObjectValues)"},
 
 		// Sizes and digests that lie.
 		{name: "tar size differs from the descriptor", archive: replaceBlob(func(name string, body []byte) fakeEntry {
@@ -212,6 +218,10 @@ func hostileCases() []hostileCase {
 			entries[0] = regular(layoutName, []byte(`{"imageLayoutVersion":"2.0.0"}`))
 			return entries
 		}), wantErr: ErrLayout, wantMsg: `imageLayoutVersion "2.0.0"`},
+		{name: "oci-layout names a field twice", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
+			entries[0] = regular(layoutName, []byte(`{"imageLayoutVersion":"2.0.0","imageLayoutVersion":"1.0.0"}`))
+			return entries
+		}), wantErr: ErrLayout, wantMsg: `oci-layout:1:31: imageLayoutVersion: duplicate key "imageLayoutVersion" (first at line 1, column 2)`},
 		{name: "oci-layout is not JSON", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
 			entries[0] = regular(layoutName, []byte(`imageLayoutVersion=1.0.0`))
 			return entries
@@ -229,7 +239,11 @@ func hostileCases() []hostileCase {
 		{name: "index.json with an unknown field", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
 			entries[1] = regular(indexName, bytes.Replace(entries[1].body, []byte(`"schemaVersion"`), []byte(`"subject":{},"schemaVersion"`), 1))
 			return entries
-		}), wantErr: ErrIndex, wantMsg: `unknown field "subject"`},
+		}), wantErr: ErrIndex, wantMsg: `subject: unknown field`},
+		{name: "index.json names a field twice", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
+			entries[1] = regular(indexName, bytes.Replace(entries[1].body, []byte(`"schemaVersion":2`), []byte(`"schemaVersion":1,"schemaVersion":2`), 1))
+			return entries
+		}), wantErr: ErrIndex, wantMsg: `duplicate key "schemaVersion"`},
 		{name: "index.json lists a nested index (itself)", archive: alter(func(t *testing.T, c *crafted, entries []fakeEntry) []fakeEntry {
 			var idx ociIndex
 			if err := json.Unmarshal(entries[1].body, &idx); err != nil {
@@ -320,6 +334,12 @@ func hostileCases() []hostileCase {
 			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.content[c.base.bundle]))}
 			return zst(t, tarOf(t, c.entries(c.index(manifest, receipt), append(slices.Clone(c.order), receipt.Digest)), true))
 		}, wantErr: ErrInvalidObject, wantMsg: "is a receipt for bundle"},
+		{name: "object names a field twice", archive: func(t *testing.T, c *crafted) []byte {
+			b := append([]byte(`{"a":1,"a":2,`), c.s.content[c.base.bundle][1:]...)
+			desc := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: store.Sum(b), Size: int64(len(b))}
+			entries := c.entries(c.index(desc), nil)
+			return zst(t, tarOf(t, append(entries, regular(blobName(desc.Digest), b)), true))
+		}, wantErr: ErrInvalidObject, wantMsg: `:1:8: a: duplicate key "a" (first at line 1, column 2)`},
 		{name: "object not in canonical form", archive: func(t *testing.T, c *crafted) []byte {
 			var pretty bytes.Buffer
 			if err := json.Indent(&pretty, c.s.content[c.base.bundle], "", "  "); err != nil {

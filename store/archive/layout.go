@@ -2,12 +2,14 @@ package archive
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -44,6 +46,8 @@ const (
 // layoutFile is the content of oci-layout.
 type layoutFile struct {
 	ImageLayoutVersion string `json:"imageLayoutVersion"`
+	// Others are the fields the image spec lets a layout add.
+	Others doc.Extra
 }
 
 // ociDescriptor is an OCI content descriptor (image-spec descriptor.md). Digest stays a string
@@ -102,15 +106,45 @@ func toOCI(d store.Descriptor, annotations map[string]string) ociDescriptor {
 	return ociDescriptor{MediaType: d.MediaType, Digest: d.Digest.String(), Size: d.Size, Annotations: annotations}
 }
 
+// parseJSON reads the JSON document name of an archive, of at most maxBytes bytes, with the
+// document model: a name given twice in an object is refused (encoding/json would silently keep
+// the last one), nesting is bounded by MaxJSONDepth and values by MaxObjectValues, and errors
+// give the line and column. A malformed document is an error wrapping class.
+func parseJSON(name string, b []byte, maxBytes int64, lim Limits, class error) (*doc.Node, error) {
+	n, err := doc.ParseJSON(name, b, doc.Limits{MaxBytes: maxBytes, MaxDepth: lim.MaxJSONDepth, MaxNodes: lim.MaxObjectValues})
+	if err != nil {
+		return nil, docError(err, class)
+	}
+	return n, nil
+}
+
+// archiveLimits names the limits of this package that set a limit of the document model. (Sizes
+// are checked before a document is read, against MaxObjectSize and MaxIndexSize.)
+var archiveLimits = map[string]string{"MaxDepth": "MaxJSONDepth", "MaxNodes": "MaxObjectValues"}
+
+// docError classes an error of the document model: a limit exceeded is ErrLimit, naming the
+// archive's own limit when it is one; anything else is class.
+func docError(err error, class error) error {
+	var de *doc.Error
+	if !errors.As(err, &de) || de.Limit == "" {
+		return fmt.Errorf("%w: %w", class, err)
+	}
+	if name, ok := archiveLimits[de.Limit]; ok {
+		return fmt.Errorf("%w: %w (the archive's %s)", ErrLimit, err, name)
+	}
+	return fmt.Errorf("%w: %w", ErrLimit, err)
+}
+
 // decodeLayout checks oci-layout (image-layout.md "oci-layout file": a JSON object whose
 // imageLayoutVersion is "1.0.0"; other fields are allowed).
-func decodeLayout(b []byte, maxDepth int) error {
-	if err := checkDepth(b, maxDepth, layoutName); err != nil {
+func decodeLayout(b []byte, lim Limits) error {
+	n, err := parseJSON(layoutName, b, maxLayoutSize, lim, ErrLayout)
+	if err != nil {
 		return err
 	}
 	var l layoutFile
-	if err := json.Unmarshal(b, &l); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrLayout, layoutName, err)
+	if err := doc.Decode(n, &l); err != nil {
+		return fmt.Errorf("%w: %w", ErrLayout, err)
 	}
 	if l.ImageLayoutVersion != layoutVersion {
 		return fmt.Errorf("%w: %s: imageLayoutVersion %q, want %q", ErrLayout, layoutName, l.ImageLayoutVersion, layoutVersion)
@@ -119,22 +153,16 @@ func decodeLayout(b []byte, maxDepth int) error {
 }
 
 // decodeIndex parses and checks index.json. It is strict: the index is written by Export, and
-// anything it would not write (unknown fields, duplicate keys, foreign media types, more than
+// anything it would not write (unknown fields, duplicate names, foreign media types, more than
 // one bundle) is refused rather than guessed at.
-func decodeIndex(b []byte, maxDepth int) (*bundleIndex, error) {
-	if err := checkDepth(b, maxDepth, indexName); err != nil {
+func decodeIndex(b []byte, lim Limits) (*bundleIndex, error) {
+	n, err := parseJSON(indexName, b, lim.MaxIndexSize, lim, ErrIndex)
+	if err != nil {
 		return nil, err
 	}
-	// Canonicalize rejects duplicate object keys, which encoding/json would silently resolve
-	// to the last one.
-	if _, err := store.Canonicalize(b); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrIndex, err)
-	}
 	var idx ociIndex
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&idx); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrIndex, err)
+	if err := doc.Decode(n, &idx); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrIndex, err)
 	}
 	if idx.SchemaVersion != 2 {
 		return nil, fmt.Errorf("%w: schemaVersion %d, want 2", ErrIndex, idx.SchemaVersion)
@@ -174,7 +202,7 @@ func (ix *bundleIndex) add(od ociDescriptor) error {
 	}
 	desc := store.Descriptor{MediaType: od.MediaType, Digest: d, Size: od.Size}
 	tag, tagged := od.Annotations[annotationRefName]
-	for k := range od.Annotations {
+	for _, k := range slices.Sorted(maps.Keys(od.Annotations)) {
 		if k != annotationRefName {
 			return fmt.Errorf("%w: %s: unknown annotation %q", ErrIndex, od.Digest, k)
 		}
@@ -332,33 +360,3 @@ func checkSafeName(name string) error {
 
 // blobName is the entry name of a digest.
 func blobName(d store.Digest) string { return blobPrefix + d.Hex() }
-
-// checkDepth rejects JSON nested deeper than max before any decoder sees it: encoding/json
-// recurses per level, so depth is the one cost a small document can blow up.
-func checkDepth(b []byte, max int, name string) error {
-	depth := 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				return fmt.Errorf("%w: %s: JSON nested deeper than %d levels (MaxJSONDepth)", ErrLimit, name, max)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return nil
-}

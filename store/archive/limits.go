@@ -15,8 +15,12 @@ import "fmt"
 // is read back only with the limits raised to match.
 type Limits struct {
 	// MaxObjectSize bounds one structured object (manifest, scenario evidence, profile tree,
-	// receipt, verdict). Objects are decoded in memory, so this bounds memory per object.
+	// receipt, verdict). Objects are decoded in memory, so this and MaxObjectValues bound memory
+	// per object.
 	MaxObjectSize int64
+	// MaxObjectValues bounds the JSON values of one structured object (every scalar, array and
+	// object counted once): a value costs about 100 bytes decoded, whatever its size as text.
+	MaxObjectValues int
 	// MaxBlobSize bounds one raw blob. Blobs are streamed, never held in memory; the bound
 	// protects the store's disk.
 	MaxBlobSize int64
@@ -29,7 +33,7 @@ type Limits struct {
 	// MaxIndexSize bounds index.json, which is decoded in memory.
 	MaxIndexSize int64
 	// MaxJSONDepth bounds the nesting of every JSON document read (oci-layout, index.json and
-	// each structured object), checked before the document is decoded.
+	// each structured object), checked as the document is parsed.
 	MaxJSONDepth int
 	// MaxDecoderWindow rejects zstd frames that ask for a larger back-reference window, which
 	// the decoder would have to allocate (zstd.WithDecoderMaxWindow).
@@ -40,9 +44,12 @@ type Limits struct {
 }
 
 // Default limits. They admit every archive Export writes for a bundle of realistic size (a
-// 1 GiB audit log, tens of thousands of observations) and stop hostile ones early.
+// 1 GiB audit log, tens of thousands of observations) and stop hostile ones early: the object
+// limits keep an import within 256 MiB of memory (DESIGN §7), an object being held as its
+// bytes, its decoded tree, its canonical form and its decoded value at once.
 const (
-	DefaultMaxObjectSize    = 64 << 20
+	DefaultMaxObjectSize    = 16 << 20
+	DefaultMaxObjectValues  = 1 << 20
 	DefaultMaxBlobSize      = 8 << 30
 	DefaultMaxTotalBytes    = 16 << 30
 	DefaultMaxEntries       = 100_000
@@ -56,6 +63,7 @@ const (
 func DefaultLimits() Limits {
 	return Limits{
 		MaxObjectSize:    DefaultMaxObjectSize,
+		MaxObjectValues:  DefaultMaxObjectValues,
 		MaxBlobSize:      DefaultMaxBlobSize,
 		MaxTotalBytes:    DefaultMaxTotalBytes,
 		MaxEntries:       DefaultMaxEntries,
@@ -79,6 +87,9 @@ func (l Limits) resolve() (Limits, error) {
 	if l.MaxEntries == 0 {
 		l.MaxEntries = d.MaxEntries
 	}
+	if l.MaxObjectValues == 0 {
+		l.MaxObjectValues = d.MaxObjectValues
+	}
 	if l.MaxJSONDepth == 0 {
 		l.MaxJSONDepth = d.MaxJSONDepth
 	}
@@ -90,7 +101,7 @@ func (l Limits) resolve() (Limits, error) {
 	}
 	switch {
 	case l.MaxObjectSize < 0, l.MaxBlobSize < 0, l.MaxTotalBytes < 0, l.MaxIndexSize < 0,
-		l.MaxEntries < 0, l.MaxJSONDepth < 0:
+		l.MaxEntries < 0, l.MaxObjectValues < 0, l.MaxJSONDepth < 0:
 		return l, fmt.Errorf("%w: negative limit in %+v", ErrLimit, l)
 	case l.MaxDecoderWindow < minDecoderWindow || l.MaxDecoderMemory < minDecoderWindow:
 		return l, fmt.Errorf("%w: zstd decoder caps must be at least %d bytes", ErrLimit, minDecoderWindow)

@@ -43,16 +43,14 @@ func decodeObject(b []byte) (*object, error) {
 	return o, nil
 }
 
-// checkObject validates an object read from an archive: bounded nesting, canonical form (the
-// store refuses anything else, and canonical form is what makes its digest its identity), a
-// decodable schema, and the kind its descriptor promised.
-func checkObject(name string, b []byte, want store.Kind, maxDepth int) (*object, error) {
-	if err := checkDepth(b, maxDepth, name); err != nil {
-		return nil, err
-	}
-	canonical, err := store.Canonicalize(b)
+// checkObject validates an object read from an archive: bounded nesting and values, canonical
+// form (the store refuses anything else, and canonical form is what makes its digest its
+// identity, so no name is given twice), a decodable schema, and the kind its descriptor
+// promised.
+func checkObject(name string, b []byte, want store.Kind, lim Limits) (*object, error) {
+	canonical, err := store.CanonicalizeWithin(name, b, lim.MaxJSONDepth, lim.MaxObjectValues)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidObject, name, err)
+		return nil, docError(err, ErrInvalidObject)
 	}
 	if !bytes.Equal(canonical, b) {
 		return nil, fmt.Errorf("%w: %s is not in canonical JSON form", ErrInvalidObject, name)

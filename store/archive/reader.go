@@ -199,7 +199,7 @@ func (ar *archiveReader) layout(hdr *tar.Header) error {
 	if err != nil {
 		return err
 	}
-	return decodeLayout(b, ar.opts.limits.MaxJSONDepth)
+	return decodeLayout(b, ar.opts.limits)
 }
 
 func (ar *archiveReader) readIndex(hdr *tar.Header) error {
@@ -210,7 +210,7 @@ func (ar *archiveReader) readIndex(hdr *tar.Header) error {
 	if err != nil {
 		return err
 	}
-	ix, err := decodeIndex(b, ar.opts.limits.MaxJSONDepth)
+	ix, err := decodeIndex(b, ar.opts.limits)
 	if err != nil {
 		return err
 	}
@@ -339,7 +339,7 @@ func (ar *archiveReader) object(ctx context.Context, hdr *tar.Header, d store.Di
 	if got := store.Sum(b); got != d {
 		return fmt.Errorf("%w: %s has content %s", ErrDigestMismatch, hdr.Name, got)
 	}
-	o, err := checkObject(hdr.Name, b, n.kind, ar.opts.limits.MaxJSONDepth)
+	o, err := checkObject(hdr.Name, b, n.kind, ar.opts.limits)
 	if err != nil {
 		return err
 	}
