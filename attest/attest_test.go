@@ -142,6 +142,14 @@ func TestVerifyRejects(t *testing.T) {
 		{"a JSON array", []byte("[]"), ErrEnvelope},
 		{"empty", nil, ErrEnvelope},
 		{"fields of the wrong type", []byte(`{"payloadType":1,"payload":"","signatures":[]}`), ErrInvalid},
+		{"larger than an envelope", []byte(`{"x":"` + strings.Repeat("a", 1<<20) + `"}`), ErrEnvelope},
+		{"deeper than an envelope", []byte(`{"x":` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `}`), ErrEnvelope},
+		{"two payloads, the signed one last", duplicate(t, file, "payload", `"e30="`), ErrInvalid},
+		{"two payloads, the signed one first", duplicateAfter(t, file, "payload", `"e30="`), ErrInvalid},
+		{"two payload types", duplicate(t, file, "payloadType", `"application/json"`), ErrInvalid},
+		{"a signature with two keyids", []byte(strings.Replace(string(file), `{"keyid"`, `{"keyid":"x","keyid"`, 1)), ErrInvalid},
+		{"statement with a member twice", edit(t, file, signWith(k, PayloadType, []byte(strings.Replace(string(mustPayload(t)), `{"_type"`, `{"_type":"x","_type"`, 1)))), ErrInvalid},
+		{"statement followed by data", edit(t, file, signWith(k, PayloadType, append(mustPayload(t), " {}"...))), ErrInvalid},
 		{"tampered payload", edit(t, file, rePayload(t, func(s *Statement) { s.Predicate.Verdict = digest("other verdict") })), ErrInvalid},
 		{"tampered signature", edit(t, file, func(env *Envelope) {
 			sig, _ := base64.StdEncoding.DecodeString(env.Signatures[0].Sig)
@@ -172,6 +180,24 @@ func TestVerifyRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// duplicate gives the envelope file a first member named name, with the JSON value value,
+// before the one it has.
+func duplicate(t *testing.T, file []byte, name, value string) []byte {
+	t.Helper()
+	if !bytes.HasPrefix(file, []byte("{")) {
+		t.Fatalf("not an object: %s", file)
+	}
+	return append([]byte(`{"`+name+`":`+value+`,`), file[1:]...)
+}
+
+// duplicateAfter gives the envelope file a last member named name, with the JSON value value,
+// after the one it has.
+func duplicateAfter(t *testing.T, file []byte, name, value string) []byte {
+	t.Helper()
+	end := bytes.LastIndexByte(file, '}')
+	return append(append(bytes.Clone(file[:end]), `,"`+name+`":`+value+`}`...), file[end+1:]...)
 }
 
 func mustPayload(t *testing.T) []byte {
@@ -218,6 +244,12 @@ func TestVerifyAccepts(t *testing.T) {
 			}
 		})
 	}
+	t.Run("members DSSE does not define", func(t *testing.T) {
+		extra := strings.Replace(string(duplicate(t, file, "comment", `{"by":["us"]}`)), `{"keyid"`, `{"extension":{"x":1},"keyid"`, 1)
+		if _, err := k.Public().Verify([]byte(extra)); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 func TestCheck(t *testing.T) {

@@ -71,9 +71,16 @@
 //
 // # Errors
 //
-// ErrKey (a key that cannot be used) and ErrEnvelope (a file that cannot be read, or is not
-// a JSON object) are errors of input. ErrInvalid (wrong payload type, bad base64, no signature
-// that verifies under the key, a payload that is not a receipt statement) and ErrMismatch (a
-// valid statement that names another bundle, definition, verdict or receipt than expected,
-// see Statement.Check) are findings about the receipt.
+// Envelope and statement are read with the project's document model (internal/doc): strict
+// JSON, positions in errors, at most 1 MiB and 16 levels of nesting, and no member given twice.
+//
+// ErrKey (a key that cannot be used) and ErrEnvelope (a file that cannot be read, is not JSON,
+// is not a JSON object, or is larger or deeper than an envelope) are errors of input.
+// ErrInvalid (wrong payload type, bad base64, no signature that verifies under the key, a
+// member of the wrong type, a member given twice in the envelope or the statement, a payload
+// that is not a receipt statement) and ErrMismatch (a valid statement that names another
+// bundle, definition, verdict or receipt than expected, see Statement.Check) are findings about
+// the receipt. A member given twice is a finding, not an error of input: the file reads, but
+// it says two things (two payloads, of which one verifier would check the first and another the
+// last), which is what tampering looks like.
 package attest

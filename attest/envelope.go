@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -19,18 +20,21 @@ var (
 	// ErrKey: a key file cannot be read, is not a PEM Ed25519 key of the right kind, or (a
 	// private key) can be read by others than its owner.
 	ErrKey = errclass.New(errclass.Input, "attest: bad key")
-	// ErrEnvelope: the receipt file cannot be read or is not a JSON object.
+	// ErrEnvelope: the receipt file cannot be read or is not a JSON object (malformed JSON,
+	// larger or deeper than an envelope can be).
 	ErrEnvelope = errclass.New(errclass.Input, "attest: not a DSSE envelope")
 	// ErrInvalid: the envelope is not validly signed by the key (wrong payload type, bad
-	// base64, no signature that verifies) or its payload is not a receipt statement.
+	// base64, no signature that verifies, a member given twice, a member of the wrong type) or
+	// its payload is not a receipt statement.
 	ErrInvalid = errclass.New(errclass.Integrity, "attest: invalid signed receipt")
 	// ErrMismatch: the statement is validly signed but names another bundle, definition,
 	// verdict or receipt than expected.
 	ErrMismatch = errclass.New(errclass.Integrity, "attest: signed receipt does not match")
 )
 
-// maxEnvelopeSize bounds a receipt file: a statement of a few digests is under 2 KiB.
-const maxEnvelopeSize = 1 << 20
+// envelopeLimits bound a receipt file, read with the document model: a statement of a few
+// digests is under 2 KiB, and neither the envelope nor the statement nests more than 4 deep.
+var envelopeLimits = doc.Limits{MaxBytes: 1 << 20, MaxDepth: 16}
 
 // Envelope is a DSSE envelope (DSSE v1.0, "Envelope"): the payload in standard base64 and its
 // signatures.
@@ -115,22 +119,46 @@ func (v *Verifier) signed(sigs []Signature, msg []byte) bool {
 	return false
 }
 
-// decodeEnvelope reads the JSON of an envelope. A file that is not a JSON object is
-// ErrEnvelope; one whose fields have the wrong types is ErrInvalid. Unknown fields are
-// ignored, as DSSE allows producers to add them.
+// envelopeFile is an envelope as a file holds it: DSSE lets producers add members to the
+// envelope and to its signatures, which are ignored.
+type envelopeFile struct {
+	PayloadType string          `json:"payloadType"`
+	Payload     string          `json:"payload"`
+	Signatures  []signatureFile `json:"signatures"`
+	Others      doc.Extra
+}
+
+type signatureFile struct {
+	Signature
+	Others doc.Extra
+}
+
+// decodeEnvelope reads an envelope with the document model (internal/doc). A file that is not
+// one JSON object within envelopeLimits is ErrEnvelope: it cannot be read as an envelope. A
+// member given twice is ErrInvalid: the file reads, but which payload or signature it means is
+// ambiguous, as a tampered file would be (encoding/json would take the last one, another
+// verifier the first). So are members of the wrong type.
 func decodeEnvelope(file []byte) (*Envelope, error) {
-	if len(file) > maxEnvelopeSize {
-		return nil, fmt.Errorf("%w: larger than %d bytes", ErrEnvelope, maxEnvelopeSize)
+	n, err := doc.ParseJSON("envelope", file, envelopeLimits)
+	switch {
+	case errors.Is(err, doc.ErrDuplicateKey):
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	case errors.Is(err, doc.ErrLimit):
+		return nil, fmt.Errorf("%w: %w", ErrEnvelope, err)
+	case err != nil:
+		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrEnvelope, err)
+	case n.Kind() != doc.Object:
+		return nil, fmt.Errorf("%w: the file holds %s, not a JSON object", ErrEnvelope, n.Kind().Article())
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(file, &probe); err != nil {
-		return nil, fmt.Errorf("%w: not a JSON object: %v", ErrEnvelope, err)
+	var f envelopeFile
+	if err := doc.Decode(n, &f); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	var env Envelope
-	if err := json.Unmarshal(file, &env); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	env := &Envelope{PayloadType: f.PayloadType, Payload: f.Payload}
+	for _, s := range f.Signatures {
+		env.Signatures = append(env.Signatures, s.Signature)
 	}
-	return &env, nil
+	return env, nil
 }
 
 // decodeBase64 reads standard or URL-safe base64, padded or not: DSSE lets producers use

@@ -1,11 +1,10 @@
 package attest
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -85,16 +84,17 @@ func (s *Statement) Encode() ([]byte, error) {
 	return store.Marshal(s)
 }
 
-// decodeStatement reads a payload: one JSON object with exactly the fields of a Statement.
+// decodeStatement reads a payload with the document model: one JSON object with exactly the
+// fields of a Statement, no member given twice, within envelopeLimits. Anything else is
+// ErrInvalid, with the line, column and field.
 func decodeStatement(b []byte) (*Statement, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var s Statement
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%w: the payload is not a receipt statement: %v", ErrInvalid, err)
+	n, err := doc.ParseJSON("payload", b, envelopeLimits)
+	if err == nil {
+		err = doc.Decode(n, &s)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("%w: the payload has data after the statement", ErrInvalid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the payload is not a receipt statement: %w", ErrInvalid, err)
 	}
 	return &s, s.validate()
 }
