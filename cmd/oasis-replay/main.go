@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -24,6 +26,7 @@ func main() {
 // killing the process with SIGPIPE, for the same reason: a store left open by a killed process
 // must replay its log before the next read-only command can open it.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	limitHeap()
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -42,6 +45,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	app := newApp(program, stdin, stdout, stderr)
 	err := app.RunContext(ctx, flagsFirst(app, args))
 	return reportError(stderr, err)
+}
+
+// heapLimit is the soft limit of the Go runtime's memory (runtime/debug.SetMemoryLimit), unless
+// $GOMEMLIMIT sets another. The readers' limits bound what an input keeps alive; without this, the
+// garbage collector lets the heap grow to twice that before collecting (GOGC=100), and an input
+// within the limits could take the process past 256 MiB (DESIGN §7; docs/decisions.md, "Memory
+// of untrusted input"). A soft limit costs nothing below it.
+const heapLimit = 192 << 20
+
+func limitHeap() {
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 { // neither $GOMEMLIMIT nor an earlier call
+		debug.SetMemoryLimit(heapLimit)
+	}
 }
 
 const exitStatusHelp = `EXIT STATUS:
