@@ -42,11 +42,11 @@ func makeBenchFixture() (benchFixture, error) {
 	t := &testing.T{}
 	tb := buildSyntheticBundle(t)
 	big := putBlob(t, tb.s, store.MediaTypeK8sAuditEvents, auditLines(benchBlobSize))
-	m, err := store.DecodeManifest(tb.s.content[tb.bundle])
+	m, err := store.DecodeManifest(tb.s.bytesOf(tb.bundle))
 	if err != nil {
 		return benchFixture{}, err
 	}
-	ev, err := store.DecodeScenarioEvidence(tb.s.content[m.Scenarios[0].Evidence.Digest])
+	ev, err := store.DecodeScenarioEvidence(tb.s.bytesOf(m.Scenarios[0].Evidence.Digest))
 	if err != nil {
 		return benchFixture{}, err
 	}
@@ -129,14 +129,14 @@ func BenchmarkImport(b *testing.B) {
 	f := benchSetup(b)
 	b.SetBytes(f.content)
 	for b.Loop() {
-		if _, err := Import(context.Background(), hashingStore{newMemStore()}, bytes.NewReader(f.archive), Limits{}, ImportOptions{}); err != nil {
+		if _, err := Import(context.Background(), hashingStore{newTestStore()}, bytes.NewReader(f.archive), Limits{}, ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// hashingStore is a memStore whose PutBlob streams and hashes content without keeping it.
-type hashingStore struct{ *memStore }
+// hashingStore is a testStore whose PutBlob streams and hashes content without keeping it.
+type hashingStore struct{ *testStore }
 
 func (h hashingStore) PutBlob(_ context.Context, r io.Reader) (store.Digest, int64, error) {
 	g := store.NewDigester()

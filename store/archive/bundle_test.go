@@ -13,9 +13,9 @@ import (
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
-// testBundle is a sealed bundle in a memStore, with the digests tests refer to.
+// testBundle is a sealed bundle in a testStore, with the digests tests refer to.
 type testBundle struct {
-	s        *memStore
+	s        *testStore
 	bundle   store.Digest
 	profile  store.Digest
 	receipt  store.Digest
@@ -68,7 +68,7 @@ func sealBundle(t testing.TB, s store.Store, bundle store.Digest) {
 // evidence, a conformance answer, a claimed report, and a receipt with its verdict.
 func buildSyntheticBundle(t testing.TB) testBundle {
 	t.Helper()
-	s := newMemStore()
+	s := newTestStore()
 	tree := &store.ProfileTree{ProfileID: "oasis-profile-software-infrastructure", Version: "0.2.0-rc3", CoreDependency: ">=1.0.0-rc1.5"}
 	for _, f := range []struct{ path, content string }{
 		{"README.md", "# Software Infrastructure profile\n"},
@@ -142,7 +142,7 @@ func buildRealBundle(t testing.TB, run string) testBundle {
 	t.Helper()
 	profileDir := sharedtest.SIProfile(t)
 	runDir := sharedtest.OasisctlRun(t, run)
-	s := newMemStore()
+	s := newTestStore()
 
 	tree := &store.ProfileTree{ProfileID: "oasis-profile-software-infrastructure", Version: "0.2.0-rc3"}
 	err := filepath.WalkDir(profileDir, func(path string, d fs.DirEntry, err error) error {

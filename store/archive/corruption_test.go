@@ -101,7 +101,7 @@ func flipBlobContents(t *testing.T, rng *rand.Rand, plain []byte, flips int) {
 // checks that a failed Import left no ref behind.
 func verifyAndImport(archive []byte) (verifyErr, importErr error) {
 	_, verifyErr = Verify(context.Background(), bytes.NewReader(archive), Limits{})
-	s := newMemStore()
+	s := newTestStore()
 	_, importErr = Import(context.Background(), s, bytes.NewReader(archive), Limits{}, ImportOptions{})
 	if refs, _ := s.ListRefs(context.Background(), ""); importErr != nil && len(refs) > 0 {
 		importErr = errors.New("a failed import left refs")

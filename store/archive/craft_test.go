@@ -177,7 +177,7 @@ func hugeWindowFrame() []byte {
 type crafted struct {
 	t      testing.TB
 	base   testBundle
-	s      *memStore
+	s      *testStore
 	order  []store.Digest // the base archive's blobs, in archive order
 	layout []fakeEntry    // oci-layout, index.json and the two directories of the base archive
 }
@@ -199,7 +199,7 @@ func newCrafted(t testing.TB) *crafted {
 
 // manifest returns a fresh copy of the base run manifest, to alter.
 func (c *crafted) manifest() *store.RunManifest {
-	m, err := store.DecodeManifest(c.s.content[c.base.bundle])
+	m, err := store.DecodeManifest(c.s.bytesOf(c.base.bundle))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func (c *crafted) manifest() *store.RunManifest {
 // evidence returns a fresh copy of the base bundle's i-th scenario evidence.
 func (c *crafted) evidence(i int) (*store.ScenarioEvidence, store.Descriptor) {
 	desc := *c.manifest().Scenarios[i].Evidence
-	e, err := store.DecodeScenarioEvidence(c.s.content[desc.Digest])
+	e, err := store.DecodeScenarioEvidence(c.s.bytesOf(desc.Digest))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func (c *crafted) evidence(i int) (*store.ScenarioEvidence, store.Descriptor) {
 func (c *crafted) put(obj store.Object) store.Descriptor { return putObject(c.t, c.s, obj) }
 
 func (c *crafted) profileDesc() store.Descriptor {
-	return store.Descriptor{MediaType: store.MediaTypeProfileTree, Digest: c.base.profile, Size: int64(len(c.s.content[c.base.profile]))}
+	return store.Descriptor{MediaType: store.MediaTypeProfileTree, Digest: c.base.profile, Size: int64(len(c.s.bytesOf(c.base.profile)))}
 }
 
 // index encodes an index.json for a manifest, the base profile tree and receipts.
@@ -237,7 +237,7 @@ func (c *crafted) index(manifest store.Descriptor, receipts ...store.Descriptor)
 func (c *crafted) entries(index []byte, order []store.Digest) []fakeEntry {
 	entries := []fakeEntry{c.layout[0], regular(indexName, index), c.layout[2], c.layout[3]}
 	for _, d := range order {
-		b, ok := c.s.content[d]
+		b, ok := c.s.content(d)
 		if !ok {
 			c.t.Fatalf("crafted archive: %s not in the store", d)
 		}
@@ -269,7 +269,7 @@ func (c *crafted) swap(i int, forged store.Descriptor) map[store.Digest]store.Di
 // baseEntries returns the base archive's entries, to alter.
 func (c *crafted) baseEntries() []fakeEntry {
 	return c.entries(c.index(store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle,
-		Size: int64(len(c.s.content[c.base.bundle]))}), c.order)
+		Size: int64(len(c.s.bytesOf(c.base.bundle)))}), c.order)
 }
 
 // find returns the position of the entry named name.

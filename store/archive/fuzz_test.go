@@ -80,7 +80,7 @@ func FuzzVerify(f *testing.F) {
 // successful one must leave a sealed bundle that exports and verifies to the same content.
 func FuzzImport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, plainTar bool) {
-		s := newMemStore()
+		s := newTestStore()
 		ctx := context.Background()
 		sum, err := Import(ctx, s, bytes.NewReader(fuzzArchive(data, plainTar)), fuzzLimits, ImportOptions{ApplyTags: true})
 		if err != nil {
@@ -195,7 +195,7 @@ func fuzzSeeds(t *testing.T) []fuzzSeed {
 			all = append(all, s)
 		}
 	}
-	manifest := c.s.content[c.base.bundle]
+	manifest := c.s.bytesOf(c.base.bundle)
 	for name, b := range map[string][]byte{
 		"valid":          manifest,
 		"pretty":         []byte(strings.ReplaceAll(string(manifest), ",", ",\n  ")),

@@ -281,7 +281,7 @@ func hostileCases() []hostileCase {
 		{name: "index.json names another profile tree than the manifest", archive: func(t *testing.T, c *crafted) []byte {
 			tree := &store.ProfileTree{ProfileID: "other", Version: "1"}
 			other := c.put(tree)
-			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.content[c.base.bundle]))}
+			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.bytesOf(c.base.bundle)))}
 			b, err := encodeIndex(&bundleIndex{manifest: manifest, profile: other})
 			if err != nil {
 				t.Fatal(err)
@@ -306,7 +306,7 @@ func hostileCases() []hostileCase {
 		{name: "object that refers to itself (content does not match its name)", archive: func(t *testing.T, c *crafted) []byte {
 			// A manifest whose digest is its own content's is impossible; the nearest thing is
 			// an entry named by the manifest's digest holding evidence that refers back to it.
-			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.content[c.base.bundle]))}
+			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.bytesOf(c.base.bundle)))}
 			loop, _, err := store.Encode(&store.ScenarioEvidence{ScenarioID: "loop", Observations: []store.Observation{{Type: "audit_log", Data: manifest}}})
 			if err != nil {
 				t.Fatal(err)
@@ -331,18 +331,18 @@ func hostileCases() []hostileCase {
 		{name: "receipt for another bundle", archive: func(t *testing.T, c *crafted) []byte {
 			receipt := c.put(&store.Receipt{Bundle: store.Sum([]byte("another bundle")), Profile: c.base.profile, Verdict: c.base.verdict,
 				Evaluator: store.EvaluatorInfo{Name: "e", Version: "1"}})
-			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.content[c.base.bundle]))}
+			manifest := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: c.base.bundle, Size: int64(len(c.s.bytesOf(c.base.bundle)))}
 			return zst(t, tarOf(t, c.entries(c.index(manifest, receipt), append(slices.Clone(c.order), receipt.Digest)), true))
 		}, wantErr: ErrInvalidObject, wantMsg: "is a receipt for bundle"},
 		{name: "object names a field twice", archive: func(t *testing.T, c *crafted) []byte {
-			b := append([]byte(`{"a":1,"a":2,`), c.s.content[c.base.bundle][1:]...)
+			b := append([]byte(`{"a":1,"a":2,`), c.s.bytesOf(c.base.bundle)[1:]...)
 			desc := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: store.Sum(b), Size: int64(len(b))}
 			entries := c.entries(c.index(desc), nil)
 			return zst(t, tarOf(t, append(entries, regular(blobName(desc.Digest), b)), true))
 		}, wantErr: ErrInvalidObject, wantMsg: `:1:8: a: duplicate key "a" (first at line 1, column 2)`},
 		{name: "object not in canonical form", archive: func(t *testing.T, c *crafted) []byte {
 			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, c.s.content[c.base.bundle], "", "  "); err != nil {
+			if err := json.Indent(&pretty, c.s.bytesOf(c.base.bundle), "", "  "); err != nil {
 				t.Fatal(err)
 			}
 			desc := store.Descriptor{MediaType: store.MediaTypeRunManifest, Digest: store.Sum(pretty.Bytes()), Size: int64(pretty.Len())}
@@ -377,7 +377,7 @@ func TestHostileArchives(t *testing.T) {
 			_, err := Verify(context.Background(), bytes.NewReader(archive), tc.limits)
 			checkHostileError(t, "Verify", err, tc)
 			t.Log(err)
-			s := newMemStore()
+			s := newTestStore()
 			_, err = Import(context.Background(), s, bytes.NewReader(archive), tc.limits, ImportOptions{ApplyTags: true})
 			checkHostileError(t, "Import", err, tc)
 			if refs, _ := s.ListRefs(context.Background(), ""); len(refs) != 0 {

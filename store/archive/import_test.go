@@ -45,7 +45,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("first entry %+v, want the run manifest", report.Entries[0])
 			}
 
-			s := newMemStore()
+			s := newTestStore()
 			imported, err := importArchive(t, s, archive, ImportOptions{ApplyTags: true})
 			if err != nil {
 				t.Fatalf("Import: %v", err)
@@ -77,7 +77,7 @@ func equalSummaries(a, b Summary) bool {
 func TestImportTwiceIsIdempotent(t *testing.T) {
 	tb := buildSyntheticBundle(t)
 	archive := export(t, tb, ExportOptions{Tags: []string{"v1"}, Receipts: []store.Digest{tb.receipt}})
-	s := newMemStore()
+	s := newTestStore()
 	if _, err := importArchive(t, s, archive, ImportOptions{ApplyTags: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestImportTwiceIsIdempotent(t *testing.T) {
 func TestImportSealsLast(t *testing.T) {
 	tb := buildSyntheticBundle(t)
 	archive := export(t, tb, ExportOptions{Tags: []string{"v1"}, Receipts: []store.Digest{tb.receipt}})
-	s := newMemStore()
+	s := newTestStore()
 	if _, err := importArchive(t, s, archive, ImportOptions{ApplyTags: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestImportTags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newMemStore()
+			s := newTestStore()
 			for name, d := range tc.existing {
 				_ = s.SetRef(context.Background(), name, d)
 			}
@@ -153,7 +153,7 @@ func TestImportProgress(t *testing.T) {
 	tb := buildRealBundle(t, "safe")
 	archive := export(t, tb, ExportOptions{})
 	var reports []Progress
-	_, err := importArchive(t, newMemStore(), archive, ImportOptions{Size: int64(len(archive)), Progress: func(p Progress) { reports = append(reports, p) }})
+	_, err := importArchive(t, newTestStore(), archive, ImportOptions{Size: int64(len(archive)), Progress: func(p Progress) { reports = append(reports, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestImportCancelled(t *testing.T) {
 	archive := export(t, tb, ExportOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s := newMemStore()
+	s := newTestStore()
 	_, err := Import(ctx, s, bytes.NewReader(archive), Limits{}, ImportOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Import error = %v, want context.Canceled", err)
