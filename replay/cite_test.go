@@ -9,7 +9,10 @@ import (
 )
 
 func TestCite(t *testing.T) {
-	blob := store.MustParseDigest("sha256:4d2c8ab27731f6e2e64424002672acaa3609362154474905511b8226f3f8c970")
+	blob, err := store.ParseDigest("sha256:4d2c8ab27731f6e2e64424002672acaa3609362154474905511b8226f3f8c970")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		c    evidence.Citation
 		want string

@@ -41,16 +41,6 @@ func ParseDigest(s string) (Digest, error) {
 	return d, nil
 }
 
-// MustParseDigest is ParseDigest for constants in tests and tables; it panics on bad input and
-// must never see user input.
-func MustParseDigest(s string) Digest {
-	d, err := ParseDigest(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
 // String returns "sha256:<64 hex>", or "" for the zero digest.
 func (d Digest) String() string {
 	if d.IsZero() {

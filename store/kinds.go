@@ -78,14 +78,3 @@ func IsManifestKind(k Kind) bool { return kinds[k].manifest }
 // HoldsBundles reports whether bundles of manifest kind k are made of other bundles, whose
 // manifests are then part of their closure (an archive of such a bundle carries them along).
 func HoldsBundles(k Kind) bool { return kinds[k].holdsBundles }
-
-// ManifestKinds lists the kinds of bundle root, sorted.
-func ManifestKinds() []Kind {
-	var out []Kind
-	for _, k := range Kinds() {
-		if kinds[k].manifest {
-			out = append(out, k)
-		}
-	}
-	return out
-}

@@ -26,9 +26,6 @@ func parseYAML(file string, data []byte) (*doc.Node, error) {
 	return doc.ParseYAML(file, data, doc.Limits{})
 }
 
-// yamlValue is the value PyYAML's safe_load builds for n.
-func yamlValue(n *doc.Node) (pyvalue.Value, error) { return pyvalue.FromNode(n, pyYAMLScalar) }
-
 // pyYAMLScalar resolves a scalar as PyYAML does: an explicit tag decides; otherwise quoted and
 // block scalars are strings and plain scalars go through the YAML 1.1 implicit resolvers. The
 // node's text as written comes from doc.Node.YAMLScalar: yaml.v3's own YAML 1.2 typing of the

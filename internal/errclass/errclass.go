@@ -25,7 +25,11 @@ const (
 	Integrity
 )
 
-// Classes lists every class, Unclassified included, lowest rank first.
+// Classes lists every class, Unclassified included, lowest rank first. Only tests call it: the
+// CLI's test checks that its table of exit statuses has every class, and this package's that
+// every sentinel names one. It is not a test helper because the list belongs beside the
+// constants, where a class added is listed in the same edit, and a test file of this package
+// could not be read by the CLI's tests.
 func Classes() []Class {
 	return []Class{Unclassified, Input, NotFound, Environment, InUse, Internal, Integrity}
 }

@@ -42,6 +42,19 @@ func TestStringForms(t *testing.T) {
 	}
 }
 
+// TestJSONEscapes: json.dumps (ensure_ascii) and pydantic's model_dump_json (as json.dumps
+// with ensure_ascii=False) write the controls alike, as Python 3.12 and pydantic 2.13 print
+// them; only the first escapes DEL and non-ASCII characters.
+func TestJSONEscapes(t *testing.T) {
+	s := "a\"\\\b\f\n\r\t\x01\x1f\x7f\u00e9\u2028\U0001F600"
+	if got, want := Dumps(NewStr(s)), `"a\"\\\b\f\n\r\t\u0001\u001f\u007f\u00e9\u2028\ud83d\ude00"`; got != want {
+		t.Errorf("Dumps = %s, want %s", got, want)
+	}
+	if got, want := DumpsCompact(NewDict([]string{"s"}, []Value{NewStr(s)})), "{\"s\":\"a\\\"\\\\\\b\\f\\n\\r\\t\\u0001\\u001f\x7f\u00e9\u2028\U0001F600\"}"; got != want {
+		t.Errorf("DumpsCompact = %s, want %s", got, want)
+	}
+}
+
 func TestDumpsAndRepr(t *testing.T) {
 	v, err := Loads("t.json", []byte(`{"b":1,"a":[1.5,true,null],"é":"x"}`))
 	if err != nil {

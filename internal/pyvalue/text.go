@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/oasis-replay/oasis-replay/internal/doc"
 )
 
 // Dumps is Python's json.dumps(v): ", " and ": " separators, ASCII only, members in order.
@@ -93,48 +95,41 @@ func memberOrder(v Value, sorted bool) []int {
 // of valid UTF-8 is code point order.
 func compareCodePoints(a, b string) int { return strings.Compare(a, b) }
 
-// jsonString writes s as json.dumps does with ensure_ascii: short escapes for the usual
-// controls, \u00XX for other controls, \uXXXX (surrogate pairs above U+FFFF) for non-ASCII.
+// jsonString writes s as Python's json.dumps does by default (ensure_ascii): ASCII as the
+// project's one escaper writes it (doc.AppendStringContent: '"' and '\\' escaped, \b \t \n
+// \f \r, other controls \u00xx, which are Python's escapes too), and every other character,
+// DEL included, as \uxxxx in lowercase hex, above U+FFFF as a surrogate pair.
+//
+// The escaping of non-ASCII characters stays here rather than as a mode of doc's escaper: the
+// canonical form never writes it (RFC 8785 §3.2.2.2 keeps them as they are), and only the
+// reproduction of Python's text needs it.
 func jsonString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || r > 0x7e && r < 0x10000:
-				writeU4(b, r)
-			case r >= 0x10000:
-				r -= 0x10000
-				writeU4(b, 0xd800+(r>>10))
-				writeU4(b, 0xdc00+(r&0x3ff))
-			default:
-				b.WriteRune(r)
-			}
+	out := []byte{'"'}
+	ascii := 0 // the start of the ASCII not yet written
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < 0x7f {
+			i += size
+			continue
 		}
+		out = doc.AppendStringContent(out, []byte(s[ascii:i]))
+		if r >= 0x10000 {
+			r -= 0x10000
+			out = appendU4(appendU4(out, 0xd800+(r>>10)), 0xdc00+(r&0x3ff))
+		} else {
+			out = appendU4(out, r)
+		}
+		i += size
+		ascii = i
 	}
-	b.WriteByte('"')
+	out = doc.AppendStringContent(out, []byte(s[ascii:]))
+	b.Write(append(out, '"'))
 }
 
-func writeU4(b *strings.Builder, r rune) {
+// appendU4 appends the escape \uxxxx of r, in lowercase hex as Python writes it.
+func appendU4(dst []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
-	b.WriteString(`\u`)
-	for shift := 12; shift >= 0; shift -= 4 {
-		b.WriteByte(hex[(r>>shift)&0xf])
-	}
+	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
 
 // Repr is Python's repr(v): 'str' quoting, True/False/None, lists and dicts as Python prints
@@ -322,14 +317,6 @@ func FloatRepr(f float64) string {
 	return out
 }
 
-// NumberStr is str() of a number value: the integer, or the float's repr.
-func NumberStr(f float64, isInt bool) string {
-	if isInt {
-		return strconv.FormatInt(int64(f), 10)
-	}
-	return FloatRepr(f)
-}
-
 // Fixed is Python's f"{f:.{places}f}": the exact binary value rounded half to even.
 func Fixed(f float64, places int) string {
 	switch {
@@ -409,25 +396,8 @@ func dumpCompact(b *strings.Builder, v Value) {
 	}
 }
 
+// compactString writes s as pydantic's model_dump_json does (and Python's json.dumps with
+// ensure_ascii=False): exactly the project's one escaper, doc.AppendString.
 func compactString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20:
-			writeU4(b, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
+	b.Write(doc.AppendString(nil, s))
 }
