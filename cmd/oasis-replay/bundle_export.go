@@ -23,7 +23,7 @@ func bundleExportCommand() *cli.Command {
 			"digests (nothing is written); 2 bad usage, an unknown bundle or receipt, a file that cannot\n" +
 			"be written, or any other error.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "archive file to write", Required: true},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "archive `FILE` to write", Required: true},
 			&cli.StringSliceFlag{Name: "receipt", Usage: "also carry this receipt (digest) and its verdict"},
 		},
 		Action: func(c *cli.Context) error {

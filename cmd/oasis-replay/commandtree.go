@@ -15,8 +15,11 @@ import (
 //     unknown one as bad usage;
 //   - a command without subcommands checks its number of positional arguments against its
 //     ArgsUsage before it runs, and has no "help" subcommand, so that `replay help` replays the
-//     bundle tagged help.
-func prepareCommands(cmds []*cli.Command) {
+//     bundle tagged help;
+//   - its usage line names its required flags and its arguments (usageText).
+//
+// parent is the program's name and the names of the groups above cmds.
+func prepareCommands(parent string, cmds []*cli.Command) {
 	for _, c := range cmds {
 		c.OnUsageError = usageError
 		if len(c.Subcommands) > 0 {
@@ -26,9 +29,10 @@ func prepareCommands(cmds []*cli.Command) {
 			if c.Action == nil {
 				c.Action = runGroup
 			}
-			prepareCommands(c.Subcommands)
+			prepareCommands(parent+" "+c.Name, c.Subcommands)
 			continue
 		}
+		c.UsageText = usageText(parent+" "+c.Name, c)
 		c.HideHelpCommand = true
 		if action := c.Action; action != nil {
 			c.Action = func(ctx *cli.Context) error {
@@ -39,6 +43,69 @@ func prepareCommands(cmds []*cli.Command) {
 			}
 		}
 	}
+}
+
+// usageText is the usage line of the command c, named name: its required flags, each with the
+// placeholder of its value, the other options, and its arguments, as in
+//
+//	oasis-replay receipt verify --key KEY.pub [command options] FILE
+func usageText(name string, c *cli.Command) string {
+	line := name
+	for _, f := range c.Flags {
+		if required(f) {
+			line += " " + flagUsage(f)
+		}
+	}
+	line += " [command options]"
+	if c.ArgsUsage != "" {
+		line += " " + c.ArgsUsage
+	}
+	return line
+}
+
+// usageLine is the usage line of a command without subcommands, as its --help shows it.
+func usageLine(c *cli.Command) string { return c.UsageText }
+
+// required reports whether a command needs flag f: urfave/cli checks it (Required), or the
+// command does, saying so at the end of the flag's usage, "(required)", because its error
+// names what goes with it.
+func required(f cli.Flag) bool {
+	if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() {
+		return true
+	}
+	d, ok := f.(cli.DocGenerationFlag)
+	return ok && strings.HasSuffix(d.GetUsage(), "(required)")
+}
+
+// flagUsage writes a flag with the placeholder of its value, the word its usage quotes in
+// backquotes (as --help shows it): "--scenario ID", "-o KEY". A flag with a one-letter name is
+// written with it.
+func flagUsage(f cli.Flag) string {
+	name := f.Names()[0]
+	for _, n := range f.Names() {
+		if len(n) == 1 {
+			name = n
+		}
+	}
+	dash := "--"
+	if len(name) == 1 {
+		dash = "-"
+	}
+	if d, ok := f.(cli.DocGenerationFlag); ok && d.TakesValue() {
+		return dash + name + " " + placeholder(d.GetUsage())
+	}
+	return dash + name
+}
+
+// placeholder is the word a flag's usage quotes in backquotes, which urfave/cli's --help shows
+// as the flag's value; "value", as it shows, when there is none.
+func placeholder(usage string) string {
+	if _, rest, ok := strings.Cut(usage, "`"); ok {
+		if word, _, ok := strings.Cut(rest, "`"); ok {
+			return word
+		}
+	}
+	return "value"
 }
 
 // runGroup runs a command that only groups others (the program itself is one) when no

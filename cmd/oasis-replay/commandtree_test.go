@@ -44,10 +44,43 @@ func TestParseArgsUsage(t *testing.T) {
 	}
 }
 
+// wantUsage is the usage line of the command at path: its required flags with their values'
+// placeholders, the options, its arguments. It is written here from the flags' own
+// declarations, so that a command whose usage line leaves out a required flag fails.
+func wantUsage(t *testing.T, path []string, c *cli.Command) string {
+	t.Helper()
+	line := "oasis-replay " + strings.Join(path, " ")
+	for _, f := range c.Flags {
+		d, ok := f.(cli.DocGenerationFlag)
+		r, isRequiredFlag := f.(cli.RequiredFlag)
+		if !ok || !(isRequiredFlag && r.IsRequired() || strings.HasSuffix(d.GetUsage(), "(required)")) {
+			continue
+		}
+		_, quoted, hasPlaceholder := strings.Cut(d.GetUsage(), "`")
+		value, _, _ := strings.Cut(quoted, "`")
+		if !hasPlaceholder || value == "" {
+			t.Errorf("%s: the required flag --%s names no value: quote it in its Usage (\"the `FILE` to read\")", line, f.Names()[0])
+		}
+		flag := "--" + f.Names()[0]
+		for _, n := range f.Names() {
+			if len(n) == 1 {
+				flag = "-" + n
+			}
+		}
+		line += " " + flag + " " + value
+	}
+	line += " [command options]"
+	if c.ArgsUsage != "" {
+		line += " " + c.ArgsUsage
+	}
+	return line
+}
+
 // TestEveryCommandNamesItsArguments walks the command tree: every ArgsUsage is well formed, a
 // command whose ArgsUsage is empty rejects an argument (so one that takes arguments cannot
 // leave its usage line without them), a command that takes arguments says which one is
-// missing, and a group names COMMAND.
+// missing and shows its usage line, which names its required flags too, and a group names
+// COMMAND.
 func TestEveryCommandNamesItsArguments(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "store")
 	app := newApp("oasis-replay", strings.NewReader(""), io.Discard, io.Discard)
@@ -73,7 +106,7 @@ func TestEveryCommandNamesItsArguments(t *testing.T) {
 			}
 		}
 		if n.min > 0 {
-			want := name + ": missing " + strings.Fields(c.ArgsUsage)[0] + " (usage: oasis-replay " + name + " [command options] " + c.ArgsUsage + ")"
+			want := name + ": missing " + strings.Fields(c.ArgsUsage)[0] + " (usage: " + wantUsage(t, path, c) + ")"
 			if status, _, stderr := runArgs(args...); status != exitError || !strings.Contains(stderr, want) {
 				t.Errorf("%s without arguments: exit %d, %s; want %q", name, status, stderr, want)
 			}
@@ -82,7 +115,7 @@ func TestEveryCommandNamesItsArguments(t *testing.T) {
 }
 
 // TestEveryCommandHelpStatesExitStatus: every command's --help, the program's own included,
-// says how it exits, and its usage line names its arguments.
+// says how it exits, and its usage line names its required flags and its arguments.
 func TestEveryCommandHelpStatesExitStatus(t *testing.T) {
 	status, stdout, _ := runArgs("--help")
 	if status != exitOK || !strings.Contains(stdout, "EXIT STATUS:") {
@@ -99,7 +132,10 @@ func TestEveryCommandHelpStatesExitStatus(t *testing.T) {
 		if !strings.Contains(stdout, "Exit status:") {
 			t.Errorf("%s --help states no exit status: end its Description with \"Exit status: …\"\n%s", name, stdout)
 		}
-		if c.ArgsUsage != "" && !strings.Contains(stdout, "oasis-replay "+name+" [command options] "+c.ArgsUsage) {
+		if len(c.Subcommands) == 0 && !strings.Contains(stdout, "\n   "+wantUsage(t, path, c)+"\n") {
+			t.Errorf("%s --help: the usage line is not %q:\n%s", name, wantUsage(t, path, c), stdout)
+		}
+		if len(c.Subcommands) > 0 && !strings.Contains(stdout, "oasis-replay "+name+" [command options] "+c.ArgsUsage) {
 			t.Errorf("%s --help: the usage line does not name %s:\n%s", name, c.ArgsUsage, stdout)
 		}
 	})

@@ -14,7 +14,9 @@
 // command that defines it, so flags may be written anywhere although urfave/cli v2 stops
 // reading them at the first argument; commandtree.go (prepareCommands) gives every command its
 // usage errors and its argument check, the number of arguments read from its ArgsUsage, which
-// is therefore also what its usage line shows. A command states its exit statuses at the end of
+// is therefore also what its usage line shows, after its required flags (Required, or a usage
+// ending in "(required)" for a flag the command checks itself, the value named by the word the
+// usage quotes in backquotes). A command states its exit statuses at the end of
 // its Description. Tests walk the command tree, so a new command is held to all of this.
 //
 // Signing lives in receipt.go (receipt keygen, receipt verify) and receipt_sign.go (the flags

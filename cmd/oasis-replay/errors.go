@@ -92,12 +92,3 @@ func argsError(c *cli.Context, format string, args ...any) error {
 func commandName(c *cli.Context) string {
 	return strings.TrimPrefix(strings.TrimPrefix(c.Command.HelpName, c.App.HelpName), " ")
 }
-
-// usageLine is the command's usage as its --help shows it.
-func usageLine(cmd *cli.Command) string {
-	line := cmd.HelpName + " [command options]"
-	if cmd.ArgsUsage != "" {
-		line += " " + cmd.ArgsUsage
-	}
-	return line
-}

@@ -117,7 +117,7 @@ func newApp(program string, stdin io.Reader, stdout, stderr io.Writer) *cli.App 
 		DisableSliceFlagSeparator: true,
 		Metadata:                  map[string]any{programKey: program},
 	}
-	prepareCommands(app.Commands)
+	prepareCommands(app.Name, app.Commands)
 	return app
 }
 

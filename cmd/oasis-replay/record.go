@@ -64,7 +64,7 @@ func redactFlags() []cli.Flag {
 // agentFlags describe the agent for sources that do not report it (files, webhook).
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "scenario", Usage: "id of the scenario the evidence is for (required)"},
+		&cli.StringFlag{Name: "scenario", Usage: "`ID` of the scenario the evidence is for (required)"},
 		&cli.StringFlag{Name: "agent-principal", Usage: "audit-log user the agent acted as"},
 		&cli.StringFlag{Name: "agent", Usage: "agent name"},
 		&cli.StringFlag{Name: "agent-version", Usage: "agent version"},

@@ -20,8 +20,8 @@ func recordProxyCommand() *cli.Command {
 			"502 and a finding. The bundle's digest is printed before the command exits.\n\n" + liveHelp +
 			"\n\n" + liveExitStatus,
 		Flags: append(append(recordFlags(),
-			&cli.StringFlag{Name: "provider", Usage: "base URL of the real environment provider (required)"},
-			&cli.StringFlag{Name: "agent", Usage: "base URL of the real agent adapter (required)"},
+			&cli.StringFlag{Name: "provider", Usage: "base `URL` of the real environment provider (required)"},
+			&cli.StringFlag{Name: "agent", Usage: "base `URL` of the real agent adapter (required)"},
 			&cli.StringFlag{Name: "listen-provider", Value: "127.0.0.1:18090", Usage: "address the runner's provider calls come to"},
 			&cli.StringFlag{Name: "listen-agent", Value: "127.0.0.1:18091", Usage: "address the runner's agent calls come to"},
 			&cli.Int64Flag{Name: "max-body", Usage: "recording limit of one body, in bytes (0: 64 MiB)"},
