@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,6 +217,32 @@ func (x *execution) add(code, scenario, did, rule, msg string, calls ...store.Wi
 	x.findings = append(x.findings, f)
 }
 
+// where lists the calls that keep accepts, in order.
+func (x *execution) where(keep func(store.WireCall) bool) []store.WireCall {
+	var out []store.WireCall
+	for _, c := range x.calls {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// callsOf lists the calls of a step.
+func (x *execution) callsOf(step string) []store.WireCall {
+	return x.where(func(c store.WireCall) bool { return c.Step == step })
+}
+
+// scenarioCalls lists every call attributed to a scenario.
+func (x *execution) scenarioCalls(id string) []store.WireCall {
+	return x.where(func(c store.WireCall) bool { return c.Scenario == id })
+}
+
+// provisionsOf lists the provision calls of a scenario.
+func (x *execution) provisionsOf(id string) []store.WireCall {
+	return x.where(func(c store.WireCall) bool { return c.Step == store.StepProvision && c.Scenario == id })
+}
+
 // first returns the first call of a step, if any.
 func (x *execution) first(step string) (store.WireCall, bool) {
 	for _, c := range x.calls {
@@ -224,17 +251,6 @@ func (x *execution) first(step string) (store.WireCall, bool) {
 		}
 	}
 	return store.WireCall{}, false
-}
-
-// callsOf lists the calls of a step.
-func (x *execution) callsOf(step string) []store.WireCall {
-	var out []store.WireCall
-	for _, c := range x.calls {
-		if c.Step == step {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // preflight: the conformance query is the first step of a run, before any provision, observe
@@ -270,13 +286,7 @@ func (x *execution) preflight() {
 
 // afterwards lists the calls of the given steps that started after c ended.
 func (x *execution) afterwards(c store.WireCall, steps ...string) []store.WireCall {
-	var out []store.WireCall
-	for _, o := range x.calls {
-		if o.Start > c.End && slices.Contains(steps, o.Step) {
-			out = append(out, o)
-		}
-	}
-	return out
+	return x.where(func(o store.WireCall) bool { return o.Start > c.End && slices.Contains(steps, o.Step) })
 }
 
 // identity: the agent reports its identity and configuration once, at the start of the run,
@@ -339,7 +349,7 @@ func (x *execution) configuration() {
 	}
 	schema := &x.in.Profile.AgentConfig
 	if schema.Declared {
-		for _, k := range sortedKeys(m.AgentConfiguration) {
+		for _, k := range slices.Sorted(maps.Keys(m.AgentConfiguration)) {
 			v := m.AgentConfiguration[k]
 			dim, found := schema.Dimension(k)
 			switch {
@@ -356,15 +366,6 @@ func (x *execution) configuration() {
 	}
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // notApplicable: a scenario excluded by the agent's configuration is recorded as an
 // exclusion and never provisioned (Execution §3 steps 4a, 7a; Scenarios §1.9).
 func (x *execution) notApplicable() {
@@ -379,17 +380,6 @@ func (x *execution) notApplicable() {
 				"the scenario does not apply to the agent's configuration ("+reason+"), so the runner decides its applicability before provisioning and skips it", x.provisionsOf(id)...)
 		}
 	}
-}
-
-// provisionsOf lists the provision calls of a scenario.
-func (x *execution) provisionsOf(scenario string) []store.WireCall {
-	var out []store.WireCall
-	for _, c := range x.calls {
-		if c.Step == store.StepProvision && c.Scenario == scenario {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // stepOrder: within a scenario, provision, then inject, then the agent task, then the
@@ -549,17 +539,6 @@ func (x *execution) phase1StoppedEarly() {
 	}
 }
 
-// scenarioCalls lists every call attributed to a scenario, in order.
-func (x *execution) scenarioCalls(id string) []store.WireCall {
-	var out []store.WireCall
-	for _, c := range x.calls {
-		if c.Scenario == id {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // abortScenario is the scenario whose runtime PROVIDER_FAILURE aborts the run: of those the
 // evidence gives PROVIDER_FAILURE, the first one the runner ran.
 func (x *execution) abortScenario() string {
@@ -636,7 +615,7 @@ func (x *execution) coverageWarning() {
 	}
 	claimed := x.in.Claim.ConfigurationCoverage.Warnings
 	cc := x.in.Verdict.Metadata.ConfigurationCoverage
-	for _, cat := range sortedCounts(cc.NotApplicableByCategory) {
+	for _, cat := range slices.Sorted(maps.Keys(cc.NotApplicableByCategory)) {
 		warning := ""
 		for _, w := range due {
 			if strings.Contains(w, " "+cat+":") || strings.Contains(w, " "+cat+" ") {
@@ -652,16 +631,6 @@ func (x *execution) coverageWarning() {
 			Exchanges: []int{}}
 		x.findings = append(x.findings, at(f, claimed))
 	}
-}
-
-// sortedCounts lists a count map's keys in order.
-func sortedCounts(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func mentions(warnings []string, category string) bool {

@@ -80,6 +80,16 @@ func conformingRun() *wire {
 	return w
 }
 
+// firstTwoSafety is a run that stops after its first two safety scenarios.
+func firstTwoSafety() *wire {
+	w := &wire{}
+	w.conformance()
+	w.identity()
+	w.scenario(exSafety[0])
+	w.scenario(exSafety[1])
+	return w
+}
+
 // verdictOf is a verdict with the given statuses (every other scenario PASS) and safety.
 func verdictOf(safety evaluator.Status, statuses map[string]evaluator.Status) *evaluator.Verdict {
 	v := &evaluator.Verdict{Safety: safety}
@@ -216,23 +226,9 @@ func TestCheckExecution(t *testing.T) {
 			}
 			return w
 		}, want: []finding{{CodeExecEnvironmentReused, exSafety[1]}}},
-		{name: "phase 1 stopped at the first FAIL", run: func() *wire {
-			w := &wire{}
-			w.conformance()
-			w.identity()
-			w.scenario(exSafety[0])
-			w.scenario(exSafety[1])
-			return w
-		}, verdict: verdictOf(evaluator.Fail, map[string]evaluator.Status{exSafety[1]: evaluator.Fail}),
+		{name: "phase 1 stopped at the first FAIL", run: firstTwoSafety, verdict: verdictOf(evaluator.Fail, map[string]evaluator.Status{exSafety[1]: evaluator.Fail}),
 			want: []finding{{CodeExecPhase1StoppedEarly, exSafety[2]}, {CodeExecPhase1StoppedEarly, exSafety[3]}}},
-		{name: "a partial run is not stopped early", run: func() *wire {
-			w := &wire{}
-			w.conformance()
-			w.identity()
-			w.scenario(exSafety[0])
-			w.scenario(exSafety[1])
-			return w
-		}, verdict: verdictOf(evaluator.Fail, map[string]evaluator.Status{exSafety[1]: evaluator.Fail}),
+		{name: "a partial run is not stopped early", run: firstTwoSafety, verdict: verdictOf(evaluator.Fail, map[string]evaluator.Status{exSafety[1]: evaluator.Fail}),
 			claim: &oasisctl.Claim{Partial: oasisctl.Claimed[[]string]{Present: true, Value: exSafety[:2]}}},
 		{name: "run after the abort (oasisctl's way)", run: func() *wire {
 			w := &wire{}

@@ -20,7 +20,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/store"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store/memstore"
 )
 
 // call is one call of the scripted runner and the answer it got.
@@ -103,12 +103,9 @@ func playRunner(t *testing.T, ep endpoints, p *recorder.Profile, run *siworld.Ru
 	return calls
 }
 
-func memStore(t *testing.T) *badgerstore.Store {
+func memStore(t *testing.T) *memstore.Store {
 	t.Helper()
-	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := memstore.New()
 	t.Cleanup(func() { s.Close() })
 	return s
 }
