@@ -1,6 +1,8 @@
 package auditlog
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -125,6 +127,32 @@ var strSafe = func() (t [256]bool) {
 	return t
 }()
 
+// safeRun returns the index of the first byte at or after i that strSafe does not mark, or
+// len(d). It tests eight bytes at a time (stringStops), since most of an audit log's bytes are
+// inside strings; the table finishes the last few.
+func safeRun(d []byte, i int) int {
+	for ; i+8 <= len(d); i += 8 {
+		if m := stringStops(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(d) && strSafe[d[i]] {
+		i++
+	}
+	return i
+}
+
+// stringStops marks, with the high bit of each byte, the bytes of the little-endian word w that
+// strSafe does not: '"', '\\' and control characters. The lowest marked byte is exact (a
+// borrow of the subtractions only runs upwards from a byte that is itself marked), which is all
+// safeRun reads.
+func stringStops(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := w ^ ones*'"'
+	backslash := w ^ ones*'\\'
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
+}
+
 // rawString consumes a string token (at the opening quote) and returns its content between the
 // quotes, undecoded, and whether it holds escapes.
 func (lx *lexer) rawString() ([]byte, bool, error) {
@@ -133,9 +161,7 @@ func (lx *lexer) rawString() ([]byte, bool, error) {
 	esc := false
 	i := start
 	for {
-		for i < len(d) && strSafe[d[i]] {
-			i++
-		}
+		i = safeRun(d, i)
 		if i >= len(d) {
 			lx.pos = i
 			return nil, false, lx.fail("unterminated string")
@@ -537,16 +563,27 @@ func (lx *lexer) nextElement(first bool) (bool, error) {
 }
 
 // interner shares one copy of recurring strings within a scan. It holds at most internMax
-// strings of at most internMaxLen bytes, so it stays small whatever the log holds.
-type interner struct{ m map[string]string }
+// strings of at most internMaxLen bytes, so it stays small whatever the log holds. The few
+// values that fill most entries (verbs, stages, users) are found in recent, a direct-mapped
+// cache in front of the map, by a hash cheaper than the map's.
+type interner struct {
+	m      map[string]string
+	recent [internRecent]string
+}
 
 const (
 	internMax    = 4096
 	internMaxLen = 256
+	internRecent = 256 // a power of two
 )
 
 func (in *interner) intern(b []byte) string {
+	slot := &in.recent[recentSlot(b)]
+	if *slot == string(b) {
+		return *slot
+	}
 	if s, ok := in.m[string(b)]; ok {
+		*slot = s
 		return s
 	}
 	s := string(b)
@@ -558,6 +595,23 @@ func (in *interner) intern(b []byte) string {
 			in.m = make(map[string]string, 256)
 		}
 		in.m[s] = s
+		*slot = s
 	}
 	return s
+}
+
+// recentSlot picks b's slot in interner.recent from its length and its first and last eight
+// bytes (all of b when shorter).
+func recentSlot(b []byte) int {
+	var head, tail uint64
+	if len(b) >= 8 {
+		head = binary.LittleEndian.Uint64(b)
+		tail = binary.LittleEndian.Uint64(b[len(b)-8:])
+	} else {
+		for i, c := range b {
+			head |= uint64(c) << (8 * i)
+		}
+	}
+	h := (head ^ bits.RotateLeft64(tail, 29) ^ uint64(len(b))) * 0x9E3779B97F4A7C15
+	return int(h >> (64 - 8))
 }
