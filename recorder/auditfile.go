@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/oasis-replay/oasis-replay/formats/auditlog"
@@ -61,8 +62,8 @@ func (r *recording) recordAuditFile(ctx context.Context, path string) (store.Des
 	return store.Descriptor{MediaType: mediaType, Digest: d, Size: n}, nil
 }
 
-// streamCheck runs the evaluator's audit-log reader over the blocks it is given, on a
-// goroutine of its own.
+// streamCheck runs the evaluator's audit-log reader over the blocks it is given, beside the
+// store's write (checkLog spreads JSON lines over the cores).
 type streamCheck struct {
 	blocks chan []byte
 	free   chan []byte
@@ -78,7 +79,7 @@ func newStreamCheck(ctx context.Context, mediaType string) *streamCheck {
 	c := &streamCheck{blocks: make(chan []byte, checkQueue), free: make(chan []byte, checkQueue+1), done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		_, c.err = auditlog.ScanWith(&blockReader{ctx: ctx, c: c}, mediaType, auditlog.Options{}, func(*auditlog.Entry) error { return nil })
+		c.err = checkLog(&blockReader{ctx: ctx, c: c}, mediaType)
 		if c.err == nil {
 			c.err = ctx.Err()
 		}
@@ -170,6 +171,99 @@ func (r *checkedReader) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// checkLog reads an audit log as the evaluator's reader does (auditlog.ScanWith with the default
+// options), keeping nothing, and returns the error such a scan returns. A JSON-lines log is
+// checked in blocks of whole lines on GOMAXPROCS goroutines: its lines are read independently
+// of each other, and the error of the first bad block is the one a scan in order meets first.
+func checkLog(r io.Reader, mediaType string) error {
+	workers := runtime.GOMAXPROCS(0)
+	if mediaType != store.MediaTypeK8sAuditEvents || workers == 1 {
+		_, err := auditlog.ScanWith(r, mediaType, auditlog.Options{}, func(*auditlog.Entry) error { return nil })
+		return err
+	}
+	c := &blockCheck{jobs: make(chan numberedBlock, workers), free: make(chan []byte, 2*workers+1), failedAt: -1}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(c.work)
+	}
+	c.read(auditlog.NewLineBlocks(r))
+	close(c.jobs)
+	wg.Wait()
+	return c.err
+}
+
+// blockCheck is the state of checkLog on a JSON-lines log.
+type blockCheck struct {
+	jobs chan numberedBlock
+	free chan []byte // block buffers the workers are done with
+
+	mu       sync.Mutex
+	failedAt int // the first block found bad, -1 while none is
+	err      error
+}
+
+// numberedBlock is the seq-th block of a log.
+type numberedBlock struct {
+	seq int
+	auditlog.LineBlock
+}
+
+// read hands the blocks to the workers until the log ends or a block is found bad; a failure
+// of the reading itself counts as a bad block after the last one read.
+func (c *blockCheck) read(blocks *auditlog.LineBlocks) {
+	for seq := 0; !c.failedBefore(seq); seq++ {
+		var buf []byte
+		select {
+		case buf = <-c.free:
+		default:
+			buf = make([]byte, 0, lineBlockSize)
+		}
+		blk, last, err := blocks.Next(buf)
+		if err != nil {
+			c.fail(seq, err)
+			return
+		}
+		c.jobs <- numberedBlock{seq: seq, LineBlock: blk}
+		if last {
+			return
+		}
+	}
+}
+
+// lineBlockSize is the size of the blocks a JSON-lines log is checked in.
+const lineBlockSize = 1 << 20
+
+// work checks blocks, skipping those after a bad one.
+func (c *blockCheck) work() {
+	for job := range c.jobs {
+		if !c.failedBefore(job.seq) {
+			if err := job.Check(); err != nil {
+				c.fail(job.seq, err)
+			}
+		}
+		select {
+		case c.free <- job.Data:
+		default:
+		}
+	}
+}
+
+// failedBefore reports whether a block before seq was found bad.
+func (c *blockCheck) failedBefore(seq int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failedAt >= 0 && c.failedAt < seq
+}
+
+// fail records the error of block seq, unless an earlier block's is recorded.
+func (c *blockCheck) fail(seq int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failedAt < 0 || seq < c.failedAt {
+		c.failedAt, c.err = seq, err
+	}
 }
 
 // auditInputError turns an audit-log reader error into an InputError naming file and line.

@@ -15,32 +15,66 @@ const blockSize = 1 << 20
 // lines reads JSON lines: one audit.k8s.io Event per line, blank lines ignored.
 func (s *scan) lines(r io.Reader) error {
 	lr := lineScan{s: s, skip: newSkipper(s.opts), lx: lexer{in: &s.in}, lineNo: 1}
+	br := blockReader{r: r, max: s.max}
 	buf := make([]byte, 0, blockSize)
 	for {
-		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		blk, last, err := br.next(buf)
+		if err != nil {
+			return br.fail(err, lr.lineNo, lr.off)
+		}
+		if err := lr.block(blk); err != nil || last {
+			return err
+		}
+		buf = blk
+	}
+}
+
+// blockReader cuts a JSON-lines log into blocks of whole lines.
+type blockReader struct {
+	r     io.Reader
+	max   int    // the longest line
+	carry []byte // the start of a line the last block cut off
+}
+
+// errLineTooLong: a line longer than the cap, which no block can hold.
+var errLineTooLong = errors.New("line too long")
+
+// next reads the next block into buf (growing it when one line does not fit) and returns its
+// whole lines, and whether it is the last block, which ends where the log ends. It keeps the
+// start of the line the block cuts off, for the next one.
+func (b *blockReader) next(buf []byte) (blk []byte, last bool, err error) {
+	if cap(buf) < blockSize {
+		buf = make([]byte, 0, blockSize)
+	}
+	buf = append(buf[:0], b.carry...)
+	for {
+		n, err := io.ReadFull(b.r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		if err != nil && !eof {
-			return fmt.Errorf("auditlog: read line %d: %w", lr.lineNo, err)
+			return nil, false, err
 		}
-		whole := len(buf)
-		if !eof {
-			whole = bytes.LastIndexByte(buf, '\n') + 1
+		if eof {
+			b.carry = b.carry[:0]
+			return buf, true, nil
 		}
-		if err := lr.block(buf[:whole]); err != nil {
-			return err
+		if whole := bytes.LastIndexByte(buf, '\n') + 1; whole > 0 {
+			b.carry = append(b.carry[:0], buf[whole:]...)
+			return buf[:whole], false, nil
 		}
-		rest := copy(buf, buf[whole:])
-		buf = buf[:rest]
-		switch {
-		case eof:
-			return nil
-		case rest == cap(buf) && rest > s.max:
-			return &SyntaxError{Line: lr.lineNo, Offset: lr.off, kind: ErrTooLarge, Msg: fmt.Sprintf("line longer than %d bytes", s.max)}
-		case rest == cap(buf):
-			buf = append(buf, make([]byte, cap(buf))...)[:rest] // a line longer than the block
+		if len(buf) > b.max {
+			return nil, false, errLineTooLong
 		}
+		buf = append(buf, make([]byte, cap(buf))...)[:len(buf)] // a line longer than the block
 	}
+}
+
+// fail describes an error of next for the line that begins at line lineNo, byte off.
+func (b *blockReader) fail(err error, lineNo int, off int64) error {
+	if errors.Is(err, errLineTooLong) {
+		return &SyntaxError{Line: lineNo, Offset: off, kind: ErrTooLarge, Msg: fmt.Sprintf("line longer than %d bytes", b.max)}
+	}
+	return fmt.Errorf("auditlog: read line %d: %w", lineNo, err)
 }
 
 // lineScan walks the lines of a JSON-lines log, block by block.
