@@ -21,7 +21,8 @@ type Stats struct {
 	// Stored is what the records take after compression.
 	Stored int64
 	// Internal is what the engine keeps besides content and refs, for its own use
-	// (compression dictionaries, the listing cache): see InternalSizer. Not part of Stored.
+	// (the listing cache; the Badger store: packed bytes no record is counted for any more,
+	// and version 3 compression dictionaries): see InternalSizer. Not part of Stored.
 	Internal int64
 	// Refs counts refs per namespace ("bundles/", "tags/", …), sorted by namespace.
 	Refs []RefStats

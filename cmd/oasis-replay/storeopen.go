@@ -173,9 +173,9 @@ const sealWait = 30 * time.Second
 // sealWait while another process holds it, and sized for the live recorders' memory budget
 // (DESIGN §7: 64 MiB whatever the body sizes): one compression worker, 512 KiB chunks and
 // 1 MiB write batches, which bound what a large blob holds in memory (docs/decisions.md, Live
-// recording).
+// recording), and packs compressed with the smaller of the store's encoders.
 func withSealingStore(c *cli.Context, use func(s store.Store) error) error {
-	s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10, LockWait: sealWait})
+	s, err := openStoreWith(c, readWrite, badgerstore.Options{Workers: 1, WriteBatch: 1 << 20, ChunkSize: 512 << 10, LockWait: sealWait, SmallMemory: true})
 	if err != nil {
 		return err
 	}

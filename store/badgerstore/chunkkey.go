@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding"
 	"encoding/binary"
@@ -66,6 +67,54 @@ func (c *prefixChain) next(chunk []byte) (store.Digest, error) {
 	}
 	c.input = binary.BigEndian.AppendUint64(in, uint64(len(chunk)))
 	return store.Sum(c.input), nil
+}
+
+// chainState is the SHA-256 state after a prefix of a chunked blob, as a chunk list of format
+// version 4 keeps it after every chunk: the chaining value H0..H7 over the prefix's complete
+// 64-byte blocks and the tail, the prefix's last (length mod 64) bytes. With the prefix's
+// length it is the whole state crypto/sha256 marshals (see "Chunk keys" in doc.go), so that
+// hashing can resume from it: each chunk of a blob can be verified on its own, in parallel,
+// from the state the list gives before it.
+type chainState struct {
+	h    [32]byte
+	tail []byte
+}
+
+func (a chainState) equal(b chainState) bool { return a.h == b.h && bytes.Equal(a.tail, b.tail) }
+
+// checkpoint returns the state after the chunks hashed so far. It is only valid after next.
+func (c *prefixChain) checkpoint() chainState {
+	state := c.input[len(chunkKeyLabel):]
+	var st chainState
+	copy(st.h[:], state[len(sha256StateMagic):])
+	blockAt := len(sha256StateMagic) + len(st.h)
+	if tail := int(c.n % 64); tail > 0 {
+		st.tail = bytes.Clone(state[blockAt : blockAt+tail])
+	}
+	return st
+}
+
+// resumeChain returns a chain that continues after a prefix of n bytes whose state is st. A
+// tail whose length does not fit n is damage of the chunk list that gave it.
+func resumeChain(st chainState, n uint64) (*prefixChain, error) {
+	c := newPrefixChain()
+	if uint64(len(st.tail)) != n%64 {
+		return nil, fmt.Errorf("%w: a hash state with a tail of %d bytes after %d bytes", store.ErrCorrupt, len(st.tail), n)
+	}
+	state := make([]byte, 0, sha256StateSize)
+	state = append(append(state, sha256StateMagic...), st.h[:]...)
+	state = append(state, st.tail...)
+	state = append(state, make([]byte, 64-len(st.tail))...)
+	state = binary.BigEndian.AppendUint64(state, n)
+	u, ok := c.h.(encoding.BinaryUnmarshaler)
+	if !ok {
+		return nil, fmt.Errorf("%w: the hash cannot unmarshal its state", errStateLayout)
+	}
+	if err := u.UnmarshalBinary(state); err != nil {
+		return nil, fmt.Errorf("%w: %v", errStateLayout, err)
+	}
+	c.n = n
+	return c, nil
 }
 
 // digest returns the SHA-256 of everything hashed so far: at the end, the blob's digest.

@@ -3,6 +3,7 @@ package badgerstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -187,7 +188,7 @@ func TestChunkSubstitution(t *testing.T) {
 		{"chunks swapped in the list", func(t *testing.T, s *Store, a, _ store.Digest) {
 			rec := chunkListOf(t, s, a)
 			rec.chunks[0], rec.chunks[1] = rec.chunks[1], rec.chunks[0]
-			setValue(t, s, contentKey(a), appendChunkList(nil, 0, rec.size, rec.chunks))
+			setList(t, s, a, rec)
 		}, "chunk 1 of", false},
 		{"chunk record of another blob at the same offset", func(t *testing.T, s *Store, a, b store.Digest) {
 			ka, kb := chunkListOf(t, s, a).chunks[2].key, chunkListOf(t, s, b).chunks[2].key
@@ -196,44 +197,79 @@ func TestChunkSubstitution(t *testing.T) {
 		{"chunk list key of another blob", func(t *testing.T, s *Store, a, b store.Digest) {
 			rec := chunkListOf(t, s, a)
 			rec.chunks[3] = chunkListOf(t, s, b).chunks[3]
-			setValue(t, s, contentKey(a), appendChunkList(nil, 0, rec.size, rec.chunks))
+			setList(t, s, a, rec)
+		}, "chunk 4 of", false},
+		{"hash state in the list", func(t *testing.T, s *Store, a, b store.Digest) {
+			rec := chunkListOf(t, s, a)
+			rec.chunks[3].after.h[0] ^= 1
+			setList(t, s, a, rec)
 		}, "chunk 4 of", false},
 		{"chunk list of another blob", func(t *testing.T, s *Store, a, b store.Digest) {
 			setValue(t, s, contentKey(a), getValue(t, s, contentKey(b)))
 		}, "chunks hash to", true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := OpenInMemory(Options{ChunkSize: chunkSize})
-			if err != nil {
-				t.Fatal(err)
+	for _, states := range []bool{true, false} {
+		for _, tc := range tests {
+			if !states && strings.HasPrefix(tc.name, "hash state") {
+				continue
 			}
-			defer s.Close()
-			contentA, contentB := generatedLog(t, 11, 10*chunkSize), generatedLog(t, 12, 10*chunkSize)
-			contentB = contentB[:len(contentA)] // same size, so the records fit each other's places
-			a := putBytes(t, s, contentA)
-			b := putBytes(t, s, contentB)
-			tc.tamper(t, s, a, b)
-			if !tc.atEnd {
-				expectDamage(t, s, a, contentA, false, store.ErrCorrupt)
-			}
-			r, _, err := s.OpenBlob(t.Context(), a)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			got, err := io.ReadAll(r)
-			if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), a.String()) || !strings.Contains(err.Error(), tc.mention) {
-				t.Errorf("reading %s: %v, want ErrCorrupt naming it and saying %q", a, err, tc.mention)
-			}
-			if tc.atEnd && len(got) != len(contentB) {
-				t.Errorf("read %d bytes before the error, want all %d of the other blob's", len(got), len(contentB))
-			}
-			report, err := store.Check(t.Context(), s, store.CheckOptions{})
-			if err != nil || len(report.Problems) != 1 || report.Problems[0].Digest != a || report.Problems[0].Kind != store.ProblemCorrupt {
-				t.Errorf("Check: %v, %+v; want one corrupt-content problem at %s", err, report, a)
-			}
-		})
+			t.Run(fmt.Sprintf("%s, hash states %v", tc.name, states), func(t *testing.T) {
+				testChunkSubstitution(t, chunkSize, states, tc.tamper, tc.mention, tc.atEnd)
+			})
+		}
+	}
+}
+
+// testChunkSubstitution is one case of TestChunkSubstitution: states false rewrites both
+// blobs' chunk lists as format version 3 wrote them, so that they are verified in order.
+func testChunkSubstitution(t *testing.T, chunkSize int64, states bool, tamper func(t *testing.T, s *Store, a, b store.Digest), mention string, atEnd bool) {
+	s, err := OpenInMemory(Options{ChunkSize: int(chunkSize)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	contentA, contentB := generatedLog(t, 11, 10*chunkSize), generatedLog(t, 12, 10*chunkSize)
+	contentB = contentB[:len(contentA)] // same size, so the records fit each other's places
+	a := putBytes(t, s, contentA)
+	b := putBytes(t, s, contentB)
+	if !states {
+		for _, d := range []store.Digest{a, b} {
+			rec := chunkListOf(t, s, d)
+			rec.states = false
+			setList(t, s, d, rec)
+		}
+	}
+	tamper(t, s, a, b)
+	if !atEnd {
+		expectDamage(t, s, a, contentA, false, store.ErrCorrupt)
+	}
+	r, _, err := s.OpenBlob(t.Context(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), a.String()) || !strings.Contains(err.Error(), mention) {
+		t.Errorf("reading %s: %v, want ErrCorrupt naming it and saying %q", a, err, mention)
+	}
+	if atEnd && len(got) != len(contentB) {
+		t.Errorf("read %d bytes before the error, want all %d of the other blob's", len(got), len(contentB))
+	}
+	report, err := store.Check(t.Context(), s, store.CheckOptions{})
+	if err != nil || len(report.Problems) != 1 || report.Problems[0].Digest != a || report.Problems[0].Kind != store.ProblemCorrupt {
+		t.Errorf("Check: %v, %+v; want one corrupt-content problem at %s", err, report, a)
+	}
+}
+
+// setList writes rec as the chunk list of d, with hash states or, without, as format
+// version 3 wrote it.
+func setList(t *testing.T, s *Store, d store.Digest, rec record) {
+	t.Helper()
+	code, _ := kindCode(rec.kind)
+	if rec.states {
+		setValue(t, s, contentKey(d), appendChunkList(nil, code, rec.size, rec.chunks))
+	} else {
+		setValue(t, s, contentKey(d), appendChunkListV3(nil, 3, code, rec.size, rec.chunks))
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package badgerstore is the embedded default implementation of store.Store: one Badger
 // directory holding blobs, structured objects and refs, with values compressed by the store
-// itself (zstd) and verified against their SHA-256 digest on every read.
+// itself (zstd for small records, S2 for the chunks of large ones) and verified against their
+// SHA-256 digest on every read.
 //
 // # Opening
 //
@@ -62,37 +63,54 @@
 // Keys are one namespace byte followed by a 32-byte binary SHA-256 digest or chunk key, or by a
 // ref name:
 //
-//	'b' <digest>  content record of a blob or structured object (inline or chunk list)
+//	'b' <digest>  content record of a blob or structured object (inline, packed or chunk list)
 //	'k' <key>     one chunk of a large blob or object (see Chunk keys)
+//	'p' <n>       pack number n, a uint64 big-endian (see Packs)
 //	'r' <name>    ref: "bundles/<hex>", "tags/<tag>", "profiles/<hex>", "receipts/<hex>", …
-//	'm' "format"  format marker: "oasis-replay store\x00\x03"
-//	'm' "dict"    the digests of the active dictionaries, newest first (see Dictionaries)
-//	'd' <digest>  a dictionary: an inline record of its content, named by the digest of it
+//	'm' "format"  format marker: "oasis-replay store\x00\x04"
+//	'm' "bases"   the numbers of the active bases, newest first, each a uint64 big-endian
+//	'd' <digest>  a dictionary of format version 3: an inline record of its content, named by
+//	              the digest of it (see Packs)
 //	'l' <digest>  the listing of sealed bundle <digest> (store.ListingCache): a cache of what its
 //	              manifest says, in store's own encoding; not content, never verified by digest
 //
-// The marker's last byte is the format version, 3. Version 3 is version 2 plus the dictionary
-// codec: a version 2 store is read as it is and becomes version 3 (its marker rewritten) when a
-// build of version 3 first opens it for writing; from then on, builds of version 2 refuse it.
-// Open refuses any other version with store.ErrUnsupportedVersion naming both versions: a
-// version 1 store (chunks named by the SHA-256 of their own bytes) is read by a build of
-// version 1, which can export its bundles for this one to import. Every content value also
-// opens with its format version byte (2 or 3) and a record type byte, so a value of another
-// format is refused rather than misread. Integers are unsigned varints (encoding/binary).
+// The marker's last byte is the format version, 4. Version 4 is version 3 plus hash states in
+// chunk lists, the S2 codec for chunks and packs; version 3 was version 2 plus dictionaries. A
+// version 2 or 3 store is read as it is and becomes version 4 (its marker rewritten, version
+// 3's list of active dictionaries removed) when a build of version 4 first opens it for
+// writing; from then on, builds of earlier versions refuse it, and what they wrote stays
+// readable as it is: its chunk lists are verified in order, its dictionaries are kept while a
+// record uses them. Open refuses any other version with store.ErrUnsupportedVersion naming
+// both versions: a version 1 store (chunks named by the SHA-256 of their own bytes) is read by
+// a build of version 1, which can export its bundles for this one to import. Every content
+// value also opens with its format version byte (2, 3 or 4) and a record type byte, so a value
+// of another format is refused rather than misread. Integers are unsigned varints
+// (encoding/binary).
 //
-//	inline record  = 0x03 'i' kind codec uvarint(size) [dict[32] if codec 2] payload
-//	chunk record   = 0x03 'c' codec uvarint(size) payload
-//	chunk list     = 0x03 'l' kind uvarint(size) uvarint(count) count×( key[32] uvarint(chunk size) )
+//	inline record  = 0x04 'i' kind codec uvarint(size) [dict[32] if codec 2] payload
+//	packed record  = 0x04 'p' kind uvarint(size) uvarint(pack) uvarint(offset)
+//	pack record    = 0x04 'P' codec uvarint(size) digest[32] [uvarint(base) if codec 2] payload
+//	chunk record   = 0x04 'c' codec uvarint(size) payload
+//	chunk list     = 0x04 'l' kind uvarint(size) uvarint(count)
+//	                 count×( key[32] uvarint(chunk size) chain[32] tail[(end of chunk) mod 64] )
 //	ref value      = 0x01 digest[32]
 //
 // size is the length of the exact, uncompressed content; the digest in a 'b' key is the SHA-256
-// of the whole content, inline or chunked. codec 0 stores the payload as is, codec 1 stores one
-// zstd frame (no frame checksum: the SHA-256 covers it), codec 2 (version 3, inline records
-// only) one zstd frame compressed with the content of dictionary dict as its history. The store compresses every payload and
-// keeps the raw bytes whenever compression would not make them smaller, as with
-// already-compressed evidence. kind is 0 for a raw blob and, for structured objects,
-// 1 scenario-evidence, 2 run-manifest, 3 profile-tree, 4 verdict, 5 receipt; the codes are part
-// of the format and are never reused. An inline record or chunk holds at most 16 MiB of content.
+// of the whole content, inline, packed or chunked. codec 0 stores the payload as is, codec 1
+// stores one zstd frame (no frame checksum: the SHA-256 covers it), codec 2 one zstd frame
+// compressed with other content as its history: in an inline record of version 3, the content
+// of dictionary dict; in a pack, the content of pack base. codec 3 (chunks only) stores one S2
+// block (github.com/klauspost/compress/s2: the uvarint size, then the block). The store
+// compresses every payload and keeps the raw bytes whenever compression would not make them
+// smaller, as with already-compressed evidence. A packed record's content is the bytes offset
+// to offset+size of its pack's content; a pack's digest is the SHA-256 of its whole content. A
+// chunk list of version 4 keeps, after each chunk, the SHA-256 state of the blob's prefix up to
+// the end of that chunk: chain is the chaining value H0..H7 and tail the prefix's bytes after
+// its last complete 64-byte block (see Reading and verifying); a list of versions 2 and 3 has
+// key and size only. kind is 0 for a raw blob and, for structured objects, 1
+// scenario-evidence, 2 run-manifest, 3 profile-tree, 4 verdict, 5 receipt; the codes are part
+// of the format and are never reused. An inline record, a pack or a chunk holds at most 16 MiB
+// of content.
 //
 // # Chunk keys
 //
@@ -124,41 +142,64 @@
 // Content-defined chunking, whose point is to share shifted chunks, therefore has no place in
 // this format.
 //
-// # Dictionaries
+// # Packs
 //
 // Two recordings of one evaluation differ in little but their timestamps and identifiers, and
-// an evaluation's evidence is many small JSON documents. Compressed one at a time, each still
-// keeps a quarter of its size, where one tar | zstd stream of twenty recordings costs little
-// more than one. So the store keeps dictionaries: a dictionary is raw content, the small
-// blobs and objects one session (the writes between two Syncs) wrote, at most 4 MiB. Up to
-// four dictionaries are active, listed newest first under 'm' "dict". A new inline record of
-// at most 1 MiB is compressed alone and with each active dictionary (zstd's default level: the
-// fastest level forgets most of a dictionary of a megabyte), and the smallest is kept: codec 2
-// when a dictionary wins by more than its 32-byte reference. At Sync, the session's content
-// becomes the newest active dictionary when there is none, or when none saved half of what the
-// session's records cost alone (a new kind of evidence, another agent); the oldest of four
-// then stops being tried. A dictionary is written, and made active, before Sync syncs, so it is
-// durable before anything compressed with it is. A dictionary is verified against its digest
-// when it is loaded; a record whose dictionary is missing or damaged is store.ErrCorrupt naming
-// the dictionary. Compact (store.GC) removes the dictionaries no record uses, except the active
-// ones. Dictionaries are the store's own data: store.Stats counts them apart (Internal).
+// an evaluation's evidence is many small JSON documents. Compressed one at a time, each keeps a
+// good part of its size, and each pays for its own frame, where one tar | zstd stream of twenty
+// recordings costs little more than one. So the small records a session writes (the writes
+// between two Syncs: a recording is one session) are written as usual, each compressed alone,
+// and gathered; Sync (or a session reaching 4 MiB) compresses their content together as one
+// pack, and rewrites each of them as a packed record naming its span of the pack, in one
+// transaction: a crash leaves either the records as they were or the pack and every record
+// rewritten. A record deleted or rewritten meanwhile is left as it is. Records of more than
+// 1 MiB and chunks are never packed.
+//
+// A pack is compressed alone, and with each active base as history (a base is an earlier pack
+// compressed alone); the smallest is kept, unless no base saves a quarter of what the pack
+// costs alone: then the pack is stored alone and, if it holds 16 KiB or more, becomes the newest
+// active base, and the oldest of four stops being tried. So recordings of a few kinds (several
+// agents, several evaluations) each find a base like them, and reading a pack decodes at most
+// one other. Packs are compressed at zstd's "better" level (about 36 MiB of match tables, for
+// the moment a pack is cut; 16 MiB at the default level with Options.SmallMemory); its best
+// level would store twenty similar recordings in an eighth less but takes 150 MiB. A read of a
+// packed record decodes its pack (and its base), checks the pack's content against its digest,
+// and the record's bytes against theirs; decoded packs are kept (32 MiB at most), so that the
+// records of one recording cost one decoding. A missing or damaged pack or base is
+// store.ErrCorrupt naming the pack, for each record in it.
+//
+// Stat and Walk count a packed record's own bytes plus its share of its pack's, in proportion
+// to its content. Compact (store.GC) removes the packs no record is in any more, unless a pack
+// still in use has it as its base or it is an active base. A pack some of whose records were
+// removed is kept whole (no repacking): the bytes no record is counted for any more are the
+// store's own data in store.Stats (Internal), with the version 3 dictionaries still in use.
 //
 // Measured with scripts/bench-dedup.sh on twenty variants of the SI fixture run "safe" (every
-// timestamp, UUID and resource version changed), the store took 1.42 MB with dictionaries
-// (their own 0.17 MB included) against 3.45 MB without; on fourteen runs of differing agents,
-// 1.12 MB against 1.95 MB. Content-defined chunking was not used: those variants share no span of a few
+// timestamp, UUID and resource version changed): 0.70 MB, 1.46 times one tar | zstd -3 stream
+// of the same run directories and their profile (version 3's dictionaries: 1.42 MB, 2.95
+// times); on fourteen runs of differing agents, 0.53 MB, 1.44 times (1.12 MB, 3.0 times). A
+// recording holds each file twice over (the file, and the observations and evidence objects
+// made from it), and what differs between two recordings differs in each form; the tar stream
+// holds it once. Content-defined chunking was not used: those variants share no span of a few
 // hundred bytes without a change, and chunks small enough to share would each cost more in
 // keys and headers than they save.
 //
 // # Reading and verifying
 //
-// An inline record is hashed and compared with its digest before any byte is handed out. A
-// chunked blob is read with up to Options.Workers chunks fetched and decompressed ahead in
-// parallel, but verified in order on the reader's goroutine: each chunk's bytes are fed into a
-// running SHA-256, the key is derived as above and compared with the chunk list's before any
-// byte of that chunk is handed out, and the digest of the whole is compared with the blob's
-// before io.EOF. A mismatch, a missing chunk or a chunk record that does not decode is an error
-// wrapping store.ErrCorrupt that names the blob and the chunk (index and key). A damaged chunk
+// An inline or packed record is hashed and compared with its digest before any byte is handed
+// out. A chunked blob is read with up to Options.Workers chunks fetched, decompressed and
+// verified ahead in parallel, and handed out in order, each only once it and every chunk before
+// it are verified. A list of version 4 gives the SHA-256 state before each chunk (the state
+// after the one before it; SHA-256's initial state for the first), so each fetch hashes its own
+// chunk on from that state: the key it derives must be the list's, and the state it reaches the
+// one the list gives after the chunk. The state a chunk starts from is the list's word until
+// the chunk before is verified against it, which happens before the chunk is handed out; so by
+// induction every state is the true state of its prefix, the hashing of a large blob is spread
+// over the cores like its decompression, and the last state gives the digest of the whole,
+// compared with the blob's before io.EOF. A list of an earlier version has no states: its
+// chunks are verified in order on one goroutine, each byte fed into a running SHA-256 and each
+// key derived as above. A mismatch, a missing chunk or a chunk record that does not decode is
+// an error wrapping store.ErrCorrupt that names the blob and the chunk (index and key). A damaged chunk
 // list names chunks that are absent or belong to another prefix, so it is caught at the first
 // such chunk. A list rewritten on purpose to name another blob's chunks is caught only by the
 // whole-content check at the end, after that blob's bytes were handed out: the digest of the
@@ -176,22 +217,23 @@
 // chunks of ChunkSize bytes (the last one shorter), each stored under its key in the 'k'
 // namespace, and described by a chunk list under the digest of the whole content; a chunk
 // shared by several blobs is stored once. Nothing holds a whole blob in memory: the writer's
-// goroutine reads and hashes the content in order and derives the keys, Options.Workers
-// goroutines compress the chunks and commit them in write batches of Options.WriteBatch bytes
+// goroutine reads and hashes the content in order and derives the keys (and the states the list
+// keeps), Options.Workers goroutines compress the chunks and commit them in write batches of
+// Options.WriteBatch bytes
 // (16 MiB by default; a writer holds up to three), and a few chunks are in flight at a time.
 // A writer with a tight memory budget (a live recording sealing its journal) opens the store
 // with one worker, smaller chunks and smaller batches. Chunk boundaries are the writer's choice, not part of the
 // format: a reader follows whatever chunk list it finds.
 //
 // Ingest is CPU-bound on a 2-core machine: each byte is hashed once with SHA-256 and compressed
-// once; zstd takes about 70% of the CPU and SHA-256 about 18%. On a 1 GiB generated audit log
-// (scripts/bench-store.sh, three runs of three), ingest took 2.95 to 3.13 CPU-seconds and ran
-// at 0.66 to 0.77 times the speed of zstd -1 -T2 on the same file, with a peak RSS of 158 to
-// 175 MiB; verifying it (store.Check) took 1.25 to 1.45 CPU-seconds. Format version 1, which
-// also hashed every chunk on its own, took 3.40 to 3.66 and 1.70 to 2.09 CPU-seconds (0.61 to
-// 0.69 times zstd). With that format, 2 MiB chunks took about 8% less CPU than 1 MiB ones
-// (fewer zstd frames) and compressed 3% better, and 8 MiB chunks brought the peak RSS near
-// 250 MiB.
+// once. Chunks are compressed with S2 (codec 3), an LZ77 codec without entropy coding: on a
+// generated audit log it compresses at about 1.5 GB/s per core to an eighth of the size, where
+// zstd's fastest level runs at about 0.6 GB/s to a thirteenth; S2 also decodes faster (3.9
+// against 2.9 GB/s). A large log so takes 60% more room, and a recording of it (which also
+// checks every entry, recorder) about a quarter less CPU. Export recompresses with zstd
+// (package archive), so archives are as small as before. Measured with format version 1, 2 MiB
+// chunks took about 8% less CPU than 1 MiB ones and compressed 3% better, and 8 MiB chunks
+// brought the peak RSS near 250 MiB.
 //
 // # Write order and crash safety
 //

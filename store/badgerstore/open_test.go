@@ -218,7 +218,7 @@ func TestOpenRefusesAnotherFormatVersion(t *testing.T) {
 			s.Close()
 		}
 		if !errors.Is(err, store.ErrUnsupportedVersion) || !strings.Contains(err.Error(), dir) ||
-			!strings.Contains(err.Error(), "store format version 1, this build reads version 3") {
+			!strings.Contains(err.Error(), "store format version 1, this build reads version 4") {
 			t.Errorf("Open(ReadOnly: %v) of a version 1 store = %v, want ErrUnsupportedVersion naming the directory and both versions", readOnly, err)
 		}
 	}

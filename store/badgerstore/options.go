@@ -39,6 +39,12 @@ type Options struct {
 	// log rather than in the LSM tree (default DefaultValueThreshold; ignored in memory).
 	ValueThreshold int64
 
+	// SmallMemory keeps the store's own memory small, for writers with a tight budget (a live
+	// recording sealing its journal): packs of small records are compressed at zstd's default
+	// level rather than its "better" one, whose match tables take about 36 MiB for the moment
+	// a pack is cut, against 16 (see "Packs" in doc.go).
+	SmallMemory bool
+
 	// LockWait is how long Open waits for another process to release the store (a writer
 	// excludes everyone; readers exclude a writer) before it gives up with ErrLocked. Zero
 	// fails at once.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/klauspost/compress/s2"
 
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -96,46 +97,48 @@ func (s *Store) PutObject(ctx context.Context, canonical []byte) (store.Descript
 	return store.Descriptor{MediaType: store.MediaTypeOf(kind), Digest: d, Size: int64(len(canonical))}, nil
 }
 
-// putInline stores content in one record. An existing record is kept, except that a raw blob
-// is relabelled when the same bytes are stored as an object (upgrade).
+// putInline stores content in one record, compressed alone, and notes it for the session's
+// pack (see gather). An existing record is kept, except that a raw blob is relabelled when the
+// same bytes are stored as an object (upgrade).
 func (s *Store) putInline(content []byte, kind byte, upgrade bool) (store.Digest, error) {
 	d := store.Sum(content)
-	return d, s.writeContentRecord(d, upgrade, func() ([]byte, error) {
-		c, dict, payload, err := s.compressRecord(content)
-		if err != nil {
-			return nil, err
-		}
-		return appendInline(make([]byte, 0, maxRecordHeader+digestSize+len(payload)), kind, c, dict, int64(len(content)), payload), nil
+	wrote, err := s.writeContentRecord(d, upgrade, func() ([]byte, error) {
+		c, payload := compress(make([]byte, 0, len(content)/2+64), content)
+		return appendInline(make([]byte, 0, maxRecordHeader+len(payload)), kind, c, store.Digest{}, int64(len(content)), payload), nil
 	})
+	if err == nil && wrote {
+		err = s.gather(d, content)
+	}
+	return d, err
 }
 
-// writeContentRecord writes the record of d, built by value, unless one is present: content is
-// immutable, so an existing record is kept (and nothing is compressed), except that upgrade
-// relabels a raw blob as an object of the same bytes. Writers serialize here so a blob write
-// cannot overwrite an object label.
-func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() ([]byte, error)) error {
+// writeContentRecord writes the record of d, built by value, unless one is present, and reports
+// whether it wrote it: content is immutable, so an existing record is kept (and nothing is
+// compressed), except that upgrade relabels a raw blob as an object of the same bytes. Writers
+// serialize here so a blob write cannot overwrite an object label.
+func (s *Store) writeContentRecord(d store.Digest, upgrade bool, value func() ([]byte, error)) (bool, error) {
 	s.recordMu.Lock()
 	defer s.recordMu.Unlock()
 	existing, _, err := s.headerOf(d)
 	switch {
 	case err == nil:
 		if !upgrade || existing.kind != "" {
-			return nil
+			return false, nil
 		}
 	case !errors.Is(err, store.ErrNotFound):
 		// An unreadable record is replaced by a good one: the bytes are known to be right.
 		if !errors.Is(err, store.ErrCorrupt) {
-			return err
+			return false, err
 		}
 	}
 	v, err := value()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := s.update(len(v)+1+len(d), true, func(txn *badger.Txn) error { return txn.Set(contentKey(d), v) }); err != nil {
-		return fmt.Errorf("badgerstore: write %s: %w", d, err)
+		return false, fmt.Errorf("badgerstore: write %s: %w", d, err)
 	}
-	return nil
+	return true, nil
 }
 
 // putChunked stores content longer than one chunk. first holds the bytes read so far and is
@@ -158,7 +161,7 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 			s.putBuf(buf)
 			return err
 		}
-		return p.submit(ctx, key, buf)
+		return p.submit(ctx, chunkRef{key: key, size: int64(len(*buf)), after: chain.checkpoint()}, buf)
 	})
 	close(p.jobs)
 	workers.Wait()
@@ -175,7 +178,7 @@ func (s *Store) putChunked(ctx context.Context, first *[]byte, r io.Reader, kind
 	}
 	d, total := chain.digest(), int64(chain.n)
 	list := func() ([]byte, error) { return appendChunkList(nil, kind, total, p.refs), nil }
-	if err := s.writeContentRecord(d, upgrade, list); err != nil {
+	if _, err := s.writeContentRecord(d, upgrade, list); err != nil {
 		return store.Digest{}, 0, p.rollback(err)
 	}
 	return d, total, nil
@@ -243,12 +246,12 @@ type chunkPipeline struct {
 	written []store.Digest
 }
 
-func (p *chunkPipeline) submit(ctx context.Context, key store.Digest, buf *[]byte) error {
-	p.refs = append(p.refs, chunkRef{key: key, size: int64(len(*buf))})
-	p.s.claims.claim(key)
-	p.claimed = append(p.claimed, key)
+func (p *chunkPipeline) submit(ctx context.Context, ref chunkRef, buf *[]byte) error {
+	p.refs = append(p.refs, ref)
+	p.s.claims.claim(ref.key)
+	p.claimed = append(p.claimed, ref.key)
 	select {
-	case p.jobs <- chunkJob{key: key, buf: buf}:
+	case p.jobs <- chunkJob{key: ref.key, buf: buf}:
 		return nil
 	case <-ctx.Done():
 		p.s.putBuf(buf)
@@ -265,7 +268,7 @@ func (p *chunkPipeline) submit(ctx context.Context, key store.Digest, buf *[]byt
 func (p *chunkPipeline) work(ctx context.Context, fail context.CancelCauseFunc) {
 	snapshot := p.s.db.NewTransaction(false)
 	defer snapshot.Discard()
-	scratch := make([]byte, 0, p.s.opts.ChunkSize+p.s.opts.ChunkSize/64+1024)
+	scratch := make([]byte, 0, s2.MaxEncodedLen(p.s.opts.ChunkSize))
 	for job := range p.jobs {
 		if ctx.Err() == nil {
 			if err := p.storeChunk(snapshot, job.key, *job.buf, scratch); err != nil {
@@ -287,7 +290,7 @@ func (p *chunkPipeline) storeChunk(snapshot *badger.Txn, key store.Digest, data,
 	if !errors.Is(err, badger.ErrKeyNotFound) {
 		return fmt.Errorf("badgerstore: look up chunk %s: %w", key, err)
 	}
-	c, payload := compress(scratch[:0], data)
+	c, payload := compressChunk(scratch, data)
 	value := appendChunk(make([]byte, 0, maxRecordHeader+len(payload)), c, int64(len(data)), payload)
 	p.mu.Lock()
 	p.written = append(p.written, key)

@@ -52,16 +52,21 @@ func (s *Store) headerOf(d store.Digest) (rec record, stored int, err error) {
 	return rec, stored, nil
 }
 
-// loadContent reads the record of d and, for an inline record, its verified content.
+// loadContent reads the record of d and, for an inline or packed record, its verified
+// content.
 func (s *Store) loadContent(d store.Digest) (rec record, content []byte, err error) {
 	err = s.viewValue(contentKey(d), func(v []byte) error {
 		if rec, err = decodeRecord(v); err != nil {
 			return err
 		}
-		if rec.typ == recChunkList {
+		switch rec.typ {
+		case recChunkList:
 			return nil
-		}
-		if rec.typ != recInline {
+		case recPacked:
+			content, err = s.packedContent(&rec)
+			return err
+		case recInline:
+		default:
 			return fmt.Errorf("%w: record type %q under a blob key", store.ErrCorrupt, rec.typ)
 		}
 		content, err = s.decodeContent(&rec, nil)
@@ -74,7 +79,7 @@ func (s *Store) loadContent(d store.Digest) (rec record, content []byte, err err
 	if err != nil {
 		return record{}, nil, lookupError("blob", d, err)
 	}
-	if rec.typ == recInline {
+	if rec.typ != recChunkList {
 		if got := store.Sum(content); got != d {
 			return record{}, nil, fmt.Errorf("%w: blob %s: content hashes to %s", store.ErrCorrupt, d, got)
 		}
@@ -92,11 +97,17 @@ func (s *Store) Stat(ctx context.Context, d store.Digest) (store.Entry, error) {
 	if err != nil {
 		return store.Entry{}, err
 	}
-	return entryOf(d, rec, stored), nil
+	var sizes packSizes
+	if rec.typ == recPacked {
+		err = s.db.View(func(txn *badger.Txn) error { sizes = sizesOf(txn, rec.pack); return nil })
+	}
+	return entryOf(d, rec, int64(stored)+sizes.share(rec.size)), err
 }
 
-func entryOf(d store.Digest, rec record, stored int) store.Entry {
-	e := store.Entry{Digest: d, Size: rec.size, Kind: rec.kind, StoredSize: int64(stored), Chunk: rec.typ == recChunk}
+// entryOf describes the record rec of d, which occupies stored bytes (for a packed record, its
+// own and its share of its pack's).
+func entryOf(d store.Digest, rec record, stored int64) store.Entry {
+	e := store.Entry{Digest: d, Size: rec.size, Kind: rec.kind, StoredSize: stored, Chunk: rec.typ == recChunk}
 	if rec.typ == recChunkList {
 		e.Chunks = make([]store.Digest, len(rec.chunks))
 		for i, c := range rec.chunks {
@@ -118,7 +129,7 @@ func (s *Store) OpenBlob(ctx context.Context, d store.Digest) (io.ReadCloser, in
 	if err != nil {
 		return nil, 0, err
 	}
-	if rec.typ == recInline {
+	if rec.typ != recChunkList {
 		return io.NopCloser(bytes.NewReader(content)), rec.size, nil
 	}
 	return newChunkReader(ctx, s, d, rec), rec.size, nil
@@ -141,7 +152,7 @@ func (s *Store) GetObject(ctx context.Context, d store.Digest) ([]byte, error) {
 		return nil, fmt.Errorf("%w: object %s has %d bytes, the limit is %d", store.ErrTooLarge, d, rec.size, s.opts.MaxObjectSize)
 	}
 	rec, content, err := s.loadContent(d)
-	if err != nil || rec.typ == recInline {
+	if err != nil || rec.typ != recChunkList {
 		return content, err
 	}
 	r := newChunkReader(ctx, s, d, rec)
@@ -201,11 +212,14 @@ func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 }
 
 // chunkReader streams a chunked blob through a pipeline: fetch goroutines read and decompress
-// up to Workers chunks ahead, and one verifier goroutine hashes the chunks in order, derives
-// each key from the running hash and compares it with the chunk list, then hands the chunk to
-// the reader; it checks the whole digest after the last one. The reader never receives bytes
-// of a chunk that failed verification, and the consumer's own work (parsing what it reads)
-// runs beside the hashing and decompression rather than after them.
+// up to Workers chunks ahead, and one verifier goroutine hands the chunks to the reader in
+// order, each once it is verified, and checks the whole digest after the last one. A chunk list
+// of format version 4 keeps the hash state after each chunk, so each fetch verifies its own
+// chunk, from the state the list gives before it, and the hashing is spread over the fetches
+// like the decompression; with an older list the verifier hashes the chunks in order, derives
+// each key from the running hash and compares it with the list. The reader never receives
+// bytes of a chunk that failed verification, and the consumer's own work (parsing what it
+// reads) runs beside the hashing and decompression rather than after them.
 type chunkReader struct {
 	s      *Store
 	ctx    context.Context
@@ -230,6 +244,9 @@ type fetch struct {
 	buf  *[]byte
 	data []byte
 	err  error
+	// sum is the digest of the blob's content, set by the fetch of the last chunk of a list
+	// with hash states.
+	sum store.Digest
 }
 
 func newChunkReader(ctx context.Context, s *Store, d store.Digest, rec record) *chunkReader {
@@ -272,7 +289,10 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 func (r *chunkReader) verify() {
 	defer close(r.done)
 	defer close(r.verified)
-	chain := newPrefixChain()
+	var chain *prefixChain // the running hash, for a list without hash states
+	if !r.rec.states {
+		chain = newPrefixChain()
+	}
 	var pending []*fetch
 	defer func() {
 		for _, f := range pending {
@@ -280,7 +300,7 @@ func (r *chunkReader) verify() {
 			r.release(f)
 		}
 	}()
-	started := 0
+	started, startAt := 0, uint64(0)
 	send := func(f *fetch) bool {
 		select {
 		case r.verified <- f:
@@ -290,11 +310,13 @@ func (r *chunkReader) verify() {
 			return false
 		}
 	}
+	var sum store.Digest
 	for i, c := range r.rec.chunks {
 		for started < len(r.rec.chunks) && len(pending) < r.s.opts.Workers {
 			f := &fetch{done: make(chan struct{})}
 			pending = append(pending, f)
-			go r.s.fetchChunk(r.ctx, r.rec.chunks[started], f)
+			go r.fetch(started, startAt, f)
+			startAt += uint64(r.rec.chunks[started].size)
 			started++
 		}
 		f := pending[0]
@@ -308,7 +330,7 @@ func (r *chunkReader) verify() {
 		if err == nil {
 			err = r.ctx.Err()
 		}
-		if err == nil {
+		if err == nil && chain != nil {
 			err = verifyChunk(chain, f.data, c.key)
 		}
 		if err != nil {
@@ -316,15 +338,56 @@ func (r *chunkReader) verify() {
 			send(&fetch{err: fmt.Errorf("blob %s: chunk %d of %d (%s): %w", r.digest, i+1, len(r.rec.chunks), c.key, err)})
 			return
 		}
+		sum = f.sum
 		if !send(f) {
 			return
 		}
 	}
+	if chain != nil {
+		sum = chain.digest()
+	}
 	end := io.EOF
-	if got := chain.digest(); got != r.digest {
-		end = fmt.Errorf("%w: blob %s: chunks hash to %s", store.ErrCorrupt, r.digest, got)
+	if sum != r.digest {
+		end = fmt.Errorf("%w: blob %s: chunks hash to %s", store.ErrCorrupt, r.digest, sum)
 	}
 	send(&fetch{err: end})
+}
+
+// fetch reads chunk i, which starts at byte offset at of the blob, and verifies it when the
+// list keeps hash states.
+func (r *chunkReader) fetch(i int, at uint64, f *fetch) {
+	defer close(f.done)
+	r.s.fetchChunk(r.ctx, r.rec.chunks[i], f)
+	if f.err == nil && r.rec.states {
+		f.err = r.verifyAlone(i, at, f)
+	}
+}
+
+// verifyAlone verifies chunk i of a list with hash states: its bytes, hashed on from the state
+// the list gives after chunk i-1, must give the chunk's key and the state the list gives after
+// it. The state before it is the list's word until chunk i-1 is verified against it, which the
+// verifier sees to: it hands chunks out in order and stops at the first failure, so by the
+// time this chunk is handed out every state before it has been checked, and the states chain
+// from SHA-256's initial state to the digest of the whole content (f.sum, after the last).
+func (r *chunkReader) verifyAlone(i int, at uint64, f *fetch) error {
+	chain := newPrefixChain()
+	if i > 0 {
+		var err error
+		if chain, err = resumeChain(r.rec.chunks[i-1].after, at); err != nil {
+			return err
+		}
+	}
+	c := r.rec.chunks[i]
+	if err := verifyChunk(chain, f.data, c.key); err != nil {
+		return err
+	}
+	if !chain.checkpoint().equal(c.after) {
+		return fmt.Errorf("%w: the chunk list's hash state after it is not the one its bytes give", store.ErrCorrupt)
+	}
+	if i == len(r.rec.chunks)-1 {
+		f.sum = chain.digest()
+	}
+	return nil
 }
 
 // verifyChunk hashes the next chunk's bytes and checks the key they give against the chunk
@@ -340,8 +403,8 @@ func verifyChunk(chain *prefixChain, data []byte, want store.Digest) error {
 	return nil
 }
 
+// fetchChunk reads and decodes the chunk c into f.
 func (s *Store) fetchChunk(ctx context.Context, c chunkRef, f *fetch) {
-	defer close(f.done)
 	if f.err = ctx.Err(); f.err != nil {
 		return
 	}

@@ -1,6 +1,7 @@
 package badgerstore
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -8,13 +9,14 @@ import (
 )
 
 // formatVersion is the first byte of every content value this build writes. A value of another
-// format is refused, not misread, except version 2, which version 3 extends: version 3 adds the
-// dictionary codec (codecDict); version 2 derives chunk keys from the blob's prefix (doc.go);
-// version 1 named chunks by the SHA-256 of their own bytes.
-const formatVersion = 3
+// format is refused, not misread, except versions 2 and 3, which version 4 extends: version 4
+// keeps the hash state after every chunk in chunk lists (so chunks verify in parallel) and
+// adds packs; version 3 added the dictionary codec (codecDict); version 2 derives chunk keys
+// from the blob's prefix (doc.go); version 1 named chunks by the SHA-256 of their own bytes.
+const formatVersion = 4
 
 // readableVersion reports whether this build reads values of format version v.
-func readableVersion(v byte) bool { return v == 2 || v == formatVersion }
+func readableVersion(v byte) bool { return v >= 2 && v <= formatVersion }
 
 // maxChunkLimit bounds the content of one inline record or chunk, whatever the options were when
 // it was written. A header claiming more is corrupt; this keeps a damaged size field from
@@ -38,6 +40,11 @@ const (
 	recChunkList recordType = 'l'
 	// recChunk: one chunk of a large blob or object.
 	recChunk recordType = 'c'
+	// recPack: a pack, the content of several small blobs and objects compressed together
+	// (format version 4, see pack.go).
+	recPack recordType = 'P'
+	// recPacked: a blob or object whose content is a span of a pack (format version 4).
+	recPacked recordType = 'p'
 )
 
 // codec says how a payload is stored.
@@ -47,8 +54,12 @@ const (
 	codecRaw  codec = 0 // stored as is: compression would not have made it smaller
 	codecZstd codec = 1 // one zstd frame
 	// codecDict: the 32-byte digest of a dictionary (dict.go), then one zstd frame compressed
-	// with that dictionary's content as history. Format version 3 only.
+	// with that dictionary's content as history. Format version 3 and later, inline records
+	// only.
 	codecDict codec = 2
+	// codecS2: one S2 block (github.com/klauspost/compress/s2): the uvarint content size, then
+	// the compressed content. Format version 4, chunks only.
+	codecS2 codec = 3
 )
 
 // kindCode is the kind byte of a record: zero for a raw blob, else the kind's code in the
@@ -64,10 +75,12 @@ func kindCode(k store.Kind) (byte, error) {
 }
 
 // chunkRef is one entry of a chunk list: the chunk's key (not the digest of its bytes: see
-// "Chunk keys" in doc.go) and the length of its content.
+// "Chunk keys" in doc.go), the length of its content and, in lists of format version 4, the
+// hash state after it.
 type chunkRef struct {
-	key  store.Digest
-	size int64
+	key   store.Digest
+	size  int64
+	after chainState
 }
 
 // record is a decoded value. payload aliases the value it was decoded from.
@@ -79,6 +92,12 @@ type record struct {
 	size    int64        // length of the exact, uncompressed content
 	payload []byte       // recInline and recChunk: the stored bytes
 	chunks  []chunkRef   // recChunkList
+	// states: the chunk list keeps the hash state after each chunk (format version 4).
+	states bool
+	sum    store.Digest // recPack: the digest of the pack's content
+	base   uint64       // recPack with codecDict: the pack whose content is the history
+	pack   uint64       // recPacked: the pack holding the content
+	offset int64        // recPacked: where in the pack's content the content begins
 }
 
 // appendInline appends an inline record: version, 'i', kind, codec, uvarint size, then for
@@ -100,7 +119,9 @@ func appendChunk(dst []byte, c codec, size int64, payload []byte) []byte {
 }
 
 // appendChunkList appends a chunk list record: version, 'l', kind, uvarint total size, uvarint
-// count, then per chunk its 32-byte key and uvarint size.
+// count, then per chunk its 32-byte key, uvarint size and the hash state after it: the 32-byte
+// chaining value and the tail, as many bytes as the prefix up to the chunk's end has beyond a
+// multiple of 64.
 func appendChunkList(dst []byte, kind byte, size int64, chunks []chunkRef) []byte {
 	dst = append(dst, formatVersion, byte(recChunkList), kind)
 	dst = binary.AppendUvarint(dst, uint64(size))
@@ -108,8 +129,31 @@ func appendChunkList(dst []byte, kind byte, size int64, chunks []chunkRef) []byt
 	for _, c := range chunks {
 		dst = append(dst, c.key[:]...)
 		dst = binary.AppendUvarint(dst, uint64(c.size))
+		dst = append(dst, c.after.h[:]...)
+		dst = append(dst, c.after.tail...)
 	}
 	return dst
+}
+
+// appendPack appends a pack record: version, 'P', codec, uvarint size, the digest of the content,
+// for codecDict the uvarint number of the base pack, then the payload.
+func appendPack(dst []byte, c codec, size int64, sum store.Digest, base uint64, payload []byte) []byte {
+	dst = append(dst, formatVersion, byte(recPack), byte(c))
+	dst = binary.AppendUvarint(dst, uint64(size))
+	dst = append(dst, sum[:]...)
+	if c == codecDict {
+		dst = binary.AppendUvarint(dst, base)
+	}
+	return append(dst, payload...)
+}
+
+// appendPacked appends a packed record: version, 'p', kind, uvarint size, uvarint pack number,
+// uvarint offset.
+func appendPacked(dst []byte, kind byte, size int64, pack uint64, offset int64) []byte {
+	dst = append(dst, formatVersion, byte(recPacked), kind)
+	dst = binary.AppendUvarint(dst, uint64(size))
+	dst = binary.AppendUvarint(dst, pack)
+	return binary.AppendUvarint(dst, uint64(offset))
 }
 
 // decodeRecord parses a stored value. It never panics and never trusts a length: every error
@@ -138,7 +182,21 @@ func decodeRecord(v []byte) (record, error) {
 		if r.kind, rest, err = decodeKind(rest); err != nil {
 			return r, err
 		}
+		r.states = v[0] >= 4
 		err = r.decodeChunks(rest)
+	case recPack:
+		if v[0] < 4 {
+			return r, fmt.Errorf("%w: a pack in a value of format version %d", store.ErrCorrupt, v[0])
+		}
+		err = r.decodePack(rest)
+	case recPacked:
+		if v[0] < 4 {
+			return r, fmt.Errorf("%w: a packed record in a value of format version %d", store.ErrCorrupt, v[0])
+		}
+		if r.kind, rest, err = decodeKind(rest); err != nil {
+			return r, err
+		}
+		err = r.decodePacked(rest)
 	default:
 		err = fmt.Errorf("%w: unknown record type %#x", store.ErrCorrupt, v[1])
 	}
@@ -167,7 +225,8 @@ func (r *record) decodePayload(b []byte, version byte) error {
 	}
 	r.codec = codec(b[0])
 	dictionaries := version >= 3 && r.typ == recInline
-	if r.codec != codecRaw && r.codec != codecZstd && (r.codec != codecDict || !dictionaries) {
+	s2Chunk := version >= 4 && r.typ == recChunk
+	if r.codec != codecRaw && r.codec != codecZstd && (r.codec != codecDict || !dictionaries) && (r.codec != codecS2 || !s2Chunk) {
 		return fmt.Errorf("%w: unknown codec %d", store.ErrCorrupt, b[0])
 	}
 	size, n := binary.Uvarint(b[1:])
@@ -207,8 +266,13 @@ func (r *record) decodeChunks(b []byte) error {
 		return fmt.Errorf("%w: chunk list: bad chunk count", store.ErrCorrupt)
 	}
 	b = b[n:]
-	// Each entry takes at least 33 bytes, which bounds the count before anything is allocated.
-	if count == 0 || count > uint64(len(b)/(digestSize+1)) {
+	// Each entry takes at least 33 bytes (65 with its state), which bounds the count before
+	// anything is allocated.
+	least := digestSize + 1
+	if r.states {
+		least += digestSize
+	}
+	if count == 0 || count > uint64(len(b)/least) {
 		return fmt.Errorf("%w: chunk list: count %d does not fit %d bytes", store.ErrCorrupt, count, len(b))
 	}
 	r.chunks = make([]chunkRef, count)
@@ -225,6 +289,18 @@ func (r *record) decodeChunks(b []byte) error {
 		r.chunks[i].size = int64(csize)
 		total += csize
 		b = b[digestSize+n:]
+		if !r.states {
+			continue
+		}
+		tail := int(total % 64)
+		if len(b) < digestSize+tail {
+			return fmt.Errorf("%w: chunk list: truncated at the hash state of entry %d", store.ErrCorrupt, i)
+		}
+		copy(r.chunks[i].after.h[:], b)
+		if tail > 0 {
+			r.chunks[i].after.tail = bytes.Clone(b[digestSize : digestSize+tail])
+		}
+		b = b[digestSize+tail:]
 	}
 	if len(b) != 0 {
 		return fmt.Errorf("%w: chunk list: %d trailing bytes", store.ErrCorrupt, len(b))
@@ -233,5 +309,60 @@ func (r *record) decodeChunks(b []byte) error {
 		return fmt.Errorf("%w: chunk list: chunks add up to %d bytes, header says %d", store.ErrCorrupt, total, size)
 	}
 	r.size = int64(size)
+	return nil
+}
+
+// decodePack parses codec, size, digest, base and payload of a pack record.
+func (r *record) decodePack(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%w: truncated pack header: no codec byte", store.ErrCorrupt)
+	}
+	r.codec = codec(b[0])
+	if r.codec != codecRaw && r.codec != codecZstd && r.codec != codecDict {
+		return fmt.Errorf("%w: pack: unknown codec %d", store.ErrCorrupt, b[0])
+	}
+	size, n := binary.Uvarint(b[1:])
+	if n <= 0 || size == 0 || size > maxChunkLimit {
+		return fmt.Errorf("%w: pack: bad content size", store.ErrCorrupt)
+	}
+	r.size = int64(size)
+	b = b[1+n:]
+	if len(b) < digestSize {
+		return fmt.Errorf("%w: pack: truncated digest", store.ErrCorrupt)
+	}
+	copy(r.sum[:], b)
+	b = b[digestSize:]
+	if r.codec == codecDict {
+		if r.base, n = binary.Uvarint(b); n <= 0 || r.base == 0 {
+			return fmt.Errorf("%w: pack: bad base pack number", store.ErrCorrupt)
+		}
+		b = b[n:]
+	}
+	r.payload = b
+	if r.codec == codecRaw && int64(len(b)) != r.size {
+		return fmt.Errorf("%w: pack: raw payload of %d bytes, header says %d", store.ErrCorrupt, len(b), r.size)
+	}
+	if r.codec != codecRaw && len(b) == 0 {
+		return fmt.Errorf("%w: pack: empty compressed payload", store.ErrCorrupt)
+	}
+	return nil
+}
+
+// decodePacked parses size, pack number and offset of a packed record.
+func (r *record) decodePacked(b []byte) error {
+	size, n := binary.Uvarint(b)
+	if n <= 0 || size > maxChunkLimit {
+		return fmt.Errorf("%w: packed record: bad size", store.ErrCorrupt)
+	}
+	b = b[n:]
+	if r.pack, n = binary.Uvarint(b); n <= 0 || r.pack == 0 {
+		return fmt.Errorf("%w: packed record: bad pack number", store.ErrCorrupt)
+	}
+	b = b[n:]
+	offset, n := binary.Uvarint(b)
+	if n <= 0 || offset > maxChunkLimit || n != len(b) {
+		return fmt.Errorf("%w: packed record: bad offset", store.ErrCorrupt)
+	}
+	r.size, r.offset = int64(size), int64(offset)
 	return nil
 }

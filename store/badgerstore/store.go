@@ -52,8 +52,10 @@ type Store struct {
 	recordMu sync.Mutex
 	// claims keeps a failed write from deleting chunks other writes use (claims.go).
 	claims claims
-	// dicts are the compression dictionaries (dict.go).
+	// dicts are the compression dictionaries of format version 3 (dict.go).
 	dicts dictionaries
+	// packs are the packs of small records (pack.go).
+	packs packs
 
 	mu     sync.Mutex
 	closed bool
@@ -75,14 +77,18 @@ const (
 var metaFormatKey = []byte{nsMeta, 'f', 'o', 'r', 'm', 'a', 't'}
 
 // formatMarker is the value under metaFormatKey. Its last byte is the format version, the
-// same as formatVersion. A store of version 2 is read as it is, and becomes version 3 when it
-// is first opened for writing (version 3 only adds the dictionary codec); any other version is
-// refused when it is opened (version 1 named chunks by the digest of their own bytes, which
-// this build no longer reads).
-var formatMarker = []byte("oasis-replay store\x00\x03")
+// same as formatVersion. A store of version 2 or 3 is read as it is, and becomes version 4
+// when it is first opened for writing (versions 3 and 4 only add to what the previous one
+// wrote); any other version is refused when it is opened (version 1 named chunks by the digest
+// of their own bytes, which this build no longer reads).
+var formatMarker = []byte("oasis-replay store\x00\x04")
 
-// formatMarkerV2 is the marker of format version 2.
-var formatMarkerV2 = []byte("oasis-replay store\x00\x02")
+// upgradable reports whether marker is that of a version this one extends: 2 or 3.
+func upgradable(marker []byte) bool {
+	prefix := formatMarker[:len(formatMarker)-1]
+	return len(marker) == len(formatMarker) && bytes.HasPrefix(marker, prefix) &&
+		(marker[len(marker)-1] == 2 || marker[len(marker)-1] == 3)
+}
 
 func contentKey(d store.Digest) []byte { return append([]byte{nsContent}, d[:]...) }
 func chunkKey(d store.Digest) []byte   { return append([]byte{nsChunk}, d[:]...) }
@@ -290,17 +296,23 @@ func (s *Store) checkFormat(fresh bool) error {
 	}
 	switch {
 	case marker != nil && bytes.Equal(marker, formatMarker):
-		return s.loadActiveDictionaries()
-	case marker != nil && bytes.Equal(marker, formatMarkerV2) && s.opts.ReadOnly:
+		return s.loadBases()
+	case upgradable(marker) && s.opts.ReadOnly:
 		return nil
-	case marker != nil && bytes.Equal(marker, formatMarkerV2):
-		// Upgrade: what this build writes from now on may use dictionaries.
-		err := s.update(len(metaFormatKey)+len(formatMarker), false, func(txn *badger.Txn) error { return txn.Set(metaFormatKey, formatMarker) })
+	case upgradable(marker):
+		// Upgrade: what this build writes from now on is version 4, which has no active
+		// dictionaries.
+		err := s.update(len(metaFormatKey)+len(formatMarker), false, func(txn *badger.Txn) error {
+			if err := txn.Delete(metaDictKey); err != nil {
+				return err
+			}
+			return txn.Set(metaFormatKey, formatMarker)
+		})
 		if err == nil {
 			err = s.db.Sync()
 		}
 		if err != nil {
-			return fmt.Errorf("badgerstore: upgrade the store from format version 2 to 3: %w", err)
+			return fmt.Errorf("badgerstore: upgrade the store from format %s to %s: %w", describeFormat(marker), describeFormat(formatMarker), err)
 		}
 		return nil
 	case marker != nil:

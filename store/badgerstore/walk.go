@@ -21,6 +21,7 @@ func (s *Store) Walk(ctx context.Context, fn func(store.Entry) error) error {
 	}
 	defer s.leave()
 	return s.db.View(func(txn *badger.Txn) error {
+		packs := map[uint64]packSizes{}
 		blobs := newPrefixIter(txn, nsContent)
 		defer blobs.close()
 		chunks := newPrefixIter(txn, nsChunk)
@@ -33,7 +34,7 @@ func (s *Store) Walk(ctx context.Context, fn func(store.Entry) error) error {
 			if blobs.valid() && (!chunks.valid() || bytes.Compare(blobs.digestBytes(), chunks.digestBytes()) <= 0) {
 				it = blobs
 			}
-			e, err := it.entry()
+			e, err := it.entry(txn, packs)
 			if err != nil {
 				return err
 			}
@@ -65,9 +66,10 @@ func (p *prefixIter) close()      { p.it.Close() }
 
 func (p *prefixIter) digestBytes() []byte { return p.it.Item().Key()[1:] }
 
-// entry describes the current item. A key of the wrong length cannot be named by a digest, so
-// it is an error rather than an entry.
-func (p *prefixIter) entry() (store.Entry, error) {
+// entry describes the current item, looking the sizes of packs up in txn (and keeping them in
+// packs). A key of the wrong length cannot be named by a digest, so it is an error rather than
+// an entry.
+func (p *prefixIter) entry(txn *badger.Txn, packs map[uint64]packSizes) (store.Entry, error) {
 	item := p.it.Item()
 	key := item.Key()
 	if len(key) != 1+digestSize {
@@ -82,7 +84,16 @@ func (p *prefixIter) entry() (store.Entry, error) {
 			e = store.Entry{Digest: d, StoredSize: int64(len(v)), Chunk: key[0] == nsChunk}
 			return nil
 		}
-		e = entryOf(d, rec, len(v))
+		stored := int64(len(v))
+		if rec.typ == recPacked {
+			sizes, ok := packs[rec.pack]
+			if !ok {
+				sizes = sizesOf(txn, rec.pack)
+				packs[rec.pack] = sizes
+			}
+			stored += sizes.share(rec.size)
+		}
+		e = entryOf(d, rec, stored)
 		e.Chunk = key[0] == nsChunk
 		return nil
 	})
@@ -137,6 +148,9 @@ func (s *Store) Compact(ctx context.Context) error {
 	if err := s.pruneDictionaries(); err != nil {
 		return fmt.Errorf("badgerstore: compact: %w", err)
 	}
+	if err := s.prunePacks(); err != nil {
+		return fmt.Errorf("badgerstore: compact: %w", err)
+	}
 	if s.dir == "" {
 		return nil
 	}
@@ -168,7 +182,7 @@ func (s *Store) Sync(ctx context.Context) error {
 	if s.opts.ReadOnly {
 		return nil // nothing was written
 	}
-	if err := s.rotateDictionary(); err != nil {
+	if err := s.cutPack(); err != nil {
 		return err
 	}
 	if err := s.db.Sync(); err != nil {
