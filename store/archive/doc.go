@@ -47,9 +47,10 @@
 // (directories), uid and gid 0, no user or group names, modification time 0 (1970-01-01T00:00:00Z),
 // USTAR format; an entry of 8 GiB or more gets a PAX extended header for its size, the only PAX
 // record ever written. The zstd stream is one frame with a content checksum, written at a fixed
-// level (the library's fastest, comparable to zstd -1) and an 8 MiB window, whatever the machine:
-// the same bundle, tags and receipts give a byte-identical file. (The tar stream is fixed by this
-// format; the compressed bytes are fixed for a given version of the zstd library.)
+// level (the library's fastest, comparable to zstd -1) and a 2 MiB window, in sections of 8 MiB
+// compressed on two goroutines (each with the end of the one before as history), whatever the
+// machine: the same bundle, tags and receipts give a byte-identical file. (The tar stream is
+// fixed by this format; the compressed bytes are fixed for a given version of the zstd library.)
 //
 // The result is an ordinary tar.zst: `zstd -d -c f | tar -xf -` extracts a valid OCI image
 // layout. Repacking an extracted layout needs the same entry order (tar the files in the order
