@@ -72,8 +72,13 @@ type streamCheck struct {
 	err    error // set before done is closed
 }
 
-// checkQueue is how many blocks the check may lag behind the store's write.
-const checkQueue = 8
+// The check is handed copies of what the store reads in blocks of at most checkBlock bytes,
+// and may lag checkQueue blocks behind the store's write: enough to even out the two, little
+// enough to keep memory small (the store's writer holds its own chunks).
+const (
+	checkBlock = 256 << 10
+	checkQueue = 16
+)
 
 func newStreamCheck(ctx context.Context, mediaType string) *streamCheck {
 	c := &streamCheck{blocks: make(chan []byte, checkQueue), free: make(chan []byte, checkQueue+1), done: make(chan struct{})}
@@ -101,12 +106,17 @@ func (c *streamCheck) failed() error {
 
 // send queues a copy of p for the check.
 func (c *streamCheck) send(p []byte) {
-	var b []byte
-	select {
-	case b = <-c.free:
-	default:
+	for len(p) > 0 {
+		n := min(len(p), checkBlock)
+		var b []byte
+		select {
+		case b = <-c.free:
+		default:
+			b = make([]byte, 0, checkBlock)
+		}
+		c.blocks <- append(b[:0], p[:n]...)
+		p = p[n:]
 	}
-	c.blocks <- append(b[:0], p...)
 }
 
 // wait ends the input and returns the check's verdict.

@@ -187,8 +187,8 @@
 // # Reading and verifying
 //
 // An inline or packed record is hashed and compared with its digest before any byte is handed
-// out. A chunked blob is read with up to Options.Workers chunks fetched, decompressed and
-// verified ahead in parallel, and handed out in order, each only once it and every chunk before
+// out. A chunked blob is read with up to twice Options.Workers chunks fetched, decompressed
+// and verified ahead in parallel (twice, so that a core never waits for the oldest fetch), and handed out in order, each only once it and every chunk before
 // it are verified. A list of version 4 gives the SHA-256 state before each chunk (the state
 // after the one before it; SHA-256's initial state for the first), so each fetch hashes its own
 // chunk on from that state: the key it derives must be the list's, and the state it reaches the
@@ -220,7 +220,8 @@
 // goroutine reads and hashes the content in order and derives the keys (and the states the list
 // keeps), Options.Workers goroutines compress the chunks and commit them in write batches of
 // Options.WriteBatch bytes
-// (16 MiB by default; a writer holds up to three), and a few chunks are in flight at a time.
+// (4 MiB by default, about 30 chunks of an audit log; a writer holds up to three: with 16 MiB
+// the batches held most of a 1 GiB recording's heap), and a few chunks are in flight at a time.
 // A writer with a tight memory budget (a live recording sealing its journal) opens the store
 // with one worker, smaller chunks and smaller batches. Chunk boundaries are the writer's choice, not part of the
 // format: a reader follows whatever chunk list it finds.

@@ -26,7 +26,8 @@ type Options struct {
 	MaxObjectSize int64
 
 	// Workers compress chunks in parallel while the writer hashes them in order (default
-	// GOMAXPROCS). OpenBlob fetches and decompresses as many chunks ahead of its reader.
+	// GOMAXPROCS). OpenBlob fetches, decompresses and verifies twice as many chunks ahead of
+	// its reader.
 	Workers int
 
 	// WriteBatch is how many bytes of chunks a large write gathers before it commits them
@@ -68,7 +69,7 @@ const (
 	DefaultInMemoryChunkSize = 256 << 10
 	DefaultMaxObjectSize     = 64 << 20
 	DefaultValueThreshold    = 64 << 10
-	DefaultWriteBatch        = 16 << 20
+	DefaultWriteBatch        = 4 << 20
 
 	// Badger's memtables: how many, and how large. Their logs and flushes are part of the
 	// free space the store keeps (space.go).

@@ -118,7 +118,7 @@ func entryOf(d store.Digest, rec record, stored int64) store.Entry {
 }
 
 // OpenBlob implements store.Store. Inline content is verified before the reader is returned;
-// chunked content is verified chunk by chunk as it is read, with Workers chunks fetched and
+// chunked content is verified chunk by chunk as it is read, with 2×Workers chunks fetched and
 // decompressed ahead of the reader, and the whole digest is checked before io.EOF is returned.
 func (s *Store) OpenBlob(ctx context.Context, d store.Digest) (io.ReadCloser, int64, error) {
 	if err := s.enter(); err != nil {
@@ -212,7 +212,7 @@ func (s *Store) readChunk(c chunkRef, buf []byte) ([]byte, error) {
 }
 
 // chunkReader streams a chunked blob through a pipeline: fetch goroutines read and decompress
-// up to Workers chunks ahead, and one verifier goroutine hands the chunks to the reader in
+// up to 2×Workers chunks ahead, and one verifier goroutine hands the chunks to the reader in
 // order, each once it is verified, and checks the whole digest after the last one. A chunk list
 // of format version 4 keeps the hash state after each chunk, so each fetch verifies its own
 // chunk, from the state the list gives before it, and the hashing is spread over the fetches
@@ -284,7 +284,7 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	return 0, r.err
 }
 
-// verify is the verifier goroutine: it keeps Workers fetches in flight and passes each chunk
+// verify is the verifier goroutine: it keeps 2×Workers fetches in flight and passes each chunk
 // on once verified, then io.EOF or the first error, and stops.
 func (r *chunkReader) verify() {
 	defer close(r.done)
@@ -312,7 +312,7 @@ func (r *chunkReader) verify() {
 	}
 	var sum store.Digest
 	for i, c := range r.rec.chunks {
-		for started < len(r.rec.chunks) && len(pending) < r.s.opts.Workers {
+		for started < len(r.rec.chunks) && len(pending) < 2*r.s.opts.Workers {
 			f := &fetch{done: make(chan struct{})}
 			pending = append(pending, f)
 			go r.fetch(started, startAt, f)
