@@ -62,8 +62,8 @@ read -r wall maxrss <"$dir/time"
 anon=$(sort -n "$dir/anon" | tail -1)
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 echo "pushed through record proxy:        $pushed MiB"
-echo "peak RSS while recording (VmHWM):   $(mib "$recording")"
-echo "peak anonymous memory (RssAnon):    $(mib "$anon")"
+echo "peak RSS while recording (VmHWM):   $(mib "$recording") (target <= 64 MiB: $(awk -v k="$recording" 'BEGIN { print (k <= 64 * 1024) ? "ok" : "MISSED" }'))"
+echo "peak anonymous memory (RssAnon):    $(mib "$anon") (target <= 64 MiB: $(awk -v k="$anon" 'BEGIN { print (k <= 64 * 1024) ? "ok" : "MISSED" }'))"
 echo "max RSS of the process (time -v):   $(mib "$maxrss")  (includes the store's mapped files)"
 echo "wall time, recording and sealing:   ${wall} s"
 echo "bundle: $(head -1 "$dir/out")"

@@ -24,7 +24,7 @@ record="rm -rf $dir/recstore && $dir/oasis-replay --store $dir/recstore record f
 
 echo "record files: $(stat -c %s "$log") bytes of generated audit log"
 pair "record files" "$record" "zstd -1 -T2" "zstd -1 -T2 -q -c $log >/dev/null"
-echo "  speed vs zstd -1 -T2: $(awk -v r="$ratio_wall" 'BEGIN { printf "%.2fx", 1 / r }') (target >= 0.70: $(verdict "1 / $ratio_wall >= 0.7")); peak $((rss_a_kib / 1024)) MiB ($(verdict "$rss_a_kib <= 256 * 1024"))"
+echo "  speed vs zstd -1 -T2: $(awk -v r="$ratio_wall" 'BEGIN { printf "%.2fx", 1 / r }') (target >= 0.70: $(verdict "1 / $ratio_wall >= 0.7")); peak $((rss_a_kib / 1024)) MiB (target <= 256 MiB: $(verdict "$rss_a_kib <= 256 * 1024"))"
 echo
 pair "record files, 3 values redacted" "$record --redact-file $dir/redact.txt --redact-key-file $dir/redact.key" "zstd -1 -T2" "zstd -1 -T2 -q -c $log >/dev/null"
-echo "  speed vs zstd -1 -T2: $(awk -v r="$ratio_wall" 'BEGIN { printf "%.2fx", 1 / r }'); peak $((rss_a_kib / 1024)) MiB ($(verdict "$rss_a_kib <= 256 * 1024"))"
+echo "  speed vs zstd -1 -T2: $(awk -v r="$ratio_wall" 'BEGIN { printf "%.2fx", 1 / r }') (no speed target with redaction); peak $((rss_a_kib / 1024)) MiB (target <= 256 MiB: $(verdict "$rss_a_kib <= 256 * 1024"))"

@@ -35,3 +35,4 @@ cat "$log" >/dev/null # warm the page cache
 echo "A: redactbench (every encoding); B: grep -F -c (plain only); $(stat -c %s "$log") bytes"
 pair "redactbench (every encoding)" "$dir/redactbench -values $dir/redact.txt -key $dir/redact.key $log" \
 	"grep -F -c (plain only)" "grep -F -c -f $dir/redact.txt $log"
+echo "  redaction / grep -F: $(awk -v r="$ratio_wall" 'BEGIN { printf "%.2fx", r }') (no target: DESIGN §7 sets no speed budget for redaction)"
