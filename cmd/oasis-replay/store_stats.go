@@ -56,7 +56,8 @@ type statsOutputJSON struct {
 	Logical int64           `json:"logical"`
 	Unique  int64           `json:"unique"`
 	Stored  int64           `json:"stored"`
-	// Internal is what the store keeps for itself: compression dictionaries, listings.
+	// Internal is what the store keeps for itself: listings, packed bytes no record counts,
+	// version 3 compression dictionaries.
 	Internal int64 `json:"internal"`
 }
 
