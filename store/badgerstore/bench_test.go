@@ -131,3 +131,57 @@ func BenchmarkSeal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSession writes a session of twelve small documents like those of the session before
+// and syncs, which cuts them into a pack with the earlier pack as base; then reads them back.
+// The stored bytes per session are reported.
+func BenchmarkSession(b *testing.B) {
+	ctx := context.Background()
+	s := openBench(b, Options{})
+	run := 0
+	session := func() []store.Digest {
+		run++
+		var ds []store.Digest
+		for n := range 12 {
+			d, _, err := s.PutBlob(ctx, bytes.NewReader(evidenceLike(0, run, n)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, d)
+		}
+		if err := s.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return ds
+	}
+	session() // the base
+	var stored int64
+	b.Run("write", func(b *testing.B) {
+		for b.Loop() {
+			for _, d := range session() {
+				e, err := s.Stat(ctx, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				stored += e.StoredSize
+			}
+		}
+		b.ReportMetric(float64(stored)/float64(b.N), "stored-B/session")
+	})
+	ds := session()
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			s.packs.cache.drop(s.packs.next - 1) // decode the pack each time
+			for _, d := range ds {
+				r, _, err := s.OpenBlob(ctx, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+			}
+		}
+	})
+}
