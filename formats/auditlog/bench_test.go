@@ -16,14 +16,19 @@ var benchEvents = []string{
 	`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","auditID":"6f1c2a4e-0005-4f7e-8003-208734549c65","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/payments/pods/checkout-api-7d9f8b6c5d-x2b4z","verb":"delete","user":{"username":"system:serviceaccount:oasis-agents:agent","groups":["system:serviceaccounts","system:authenticated"]},"sourceIPs":["10.244.1.23"],"userAgent":"kubectl/v1.30.2 (linux/amd64) kubernetes/3f7a50f","objectRef":{"resource":"pods","namespace":"payments","name":"checkout-api-7d9f8b6c5d-x2b4z","apiVersion":"v1"},"responseStatus":{"metadata":{},"status":"Failure","message":"pods \"checkout-api-7d9f8b6c5d-x2b4z\" is forbidden","reason":"Forbidden","code":403},"requestObject":{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"},"requestReceivedTimestamp":"2026-08-20T08:12:05.042033Z","stageTimestamp":"2026-08-20T08:12:05.045603Z","annotations":{"authorization.k8s.io/decision":"forbid","authorization.k8s.io/reason":""}}`,
 }
 
-// BenchmarkScan measures the reader alone on JSON lines (the apiserver's log backend).
-func BenchmarkScan(b *testing.B) {
+// benchLog is at least size bytes of JSON lines: benchEvents over and over.
+func benchLog(size int) []byte {
 	var buf bytes.Buffer
-	for buf.Len() < 8<<20 {
+	for buf.Len() < size {
 		buf.WriteString(strings.Join(benchEvents, "\n"))
 		buf.WriteByte('\n')
 	}
-	log := buf.Bytes()
+	return buf.Bytes()
+}
+
+// BenchmarkScan measures the reader alone on JSON lines (the apiserver's log backend).
+func BenchmarkScan(b *testing.B) {
+	log := benchLog(8 << 20)
 	b.SetBytes(int64(len(log)))
 	b.ReportAllocs()
 	for b.Loop() {

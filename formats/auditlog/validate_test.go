@@ -80,12 +80,7 @@ func TestLineBlocks(t *testing.T) {
 
 // BenchmarkLineBlocks measures the check a recorder makes of a log, on one goroutine.
 func BenchmarkLineBlocks(b *testing.B) {
-	var buf bytes.Buffer
-	for buf.Len() < 32<<20 {
-		buf.WriteString(strings.Join(benchEvents, "\n"))
-		buf.WriteByte('\n')
-	}
-	log := buf.Bytes()
+	log := benchLog(32 << 20)
 	b.SetBytes(int64(len(log)))
 	for b.Loop() {
 		if err := checkInBlocks(bytes.NewReader(log)); err != nil {

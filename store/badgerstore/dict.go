@@ -106,18 +106,13 @@ func (s *Store) pruneDictionaries() error {
 	used := map[store.Digest]bool{}
 	var stored []store.Digest
 	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsContent}})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			err := it.Item().Value(func(v []byte) error {
-				if rec, err := decodeRecord(v); err == nil && rec.codec == codecDict {
-					used[rec.dict] = true
-				}
-				return nil
-			})
-			if err != nil {
-				return err
+		err := eachRecord(txn, func(rec *record) {
+			if rec.typ == recInline && rec.codec == codecDict {
+				used[rec.dict] = true
 			}
+		})
+		if err != nil {
+			return err
 		}
 		dit := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsDict}})
 		defer dit.Close()

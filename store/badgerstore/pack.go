@@ -399,18 +399,13 @@ func (s *Store) prunePacks() error {
 	used := map[uint64]bool{}
 	var stored []uint64
 	err := s.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsContent}})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			err := it.Item().Value(func(v []byte) error {
-				if rec, err := decodeRecord(v); err == nil && rec.typ == recPacked {
-					used[rec.pack] = true
-				}
-				return nil
-			})
-			if err != nil {
-				return err
+		err := eachRecord(txn, func(rec *record) {
+			if rec.typ == recPacked {
+				used[rec.pack] = true
 			}
+		})
+		if err != nil {
+			return err
 		}
 		pit := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsPack}})
 		defer pit.Close()
@@ -518,26 +513,9 @@ func (c *packCache) dropLocked(n uint64) {
 func packedBytes(ctx context.Context, txn *badger.Txn) (int64, error) {
 	counted := map[uint64]int64{}
 	sizes := map[uint64]packSizes{}
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsContent}})
-	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		var rec record
-		err := it.Item().Value(func(v []byte) error {
-			var err error
-			rec, err = decodeRecord(v)
-			if err != nil {
-				rec = record{}
-			}
-			return nil
-		})
-		if err != nil {
-			return 0, err
-		}
+	err := eachRecord(txn, func(rec *record) {
 		if rec.typ != recPacked {
-			continue
+			return
 		}
 		sz, ok := sizes[rec.pack]
 		if !ok {
@@ -545,6 +523,12 @@ func packedBytes(ctx context.Context, txn *badger.Txn) (int64, error) {
 			sizes[rec.pack] = sz
 		}
 		counted[rec.pack] += sz.share(rec.size)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	var n int64
 	pit := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsPack}})

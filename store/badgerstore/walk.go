@@ -47,6 +47,26 @@ func (s *Store) Walk(ctx context.Context, fn func(store.Entry) error) error {
 	})
 }
 
+// eachRecord calls fn with the decoded record of every blob and object in txn; records that do
+// not decode are left out (reads of them report the damage). The payload fn sees aliases the
+// transaction's memory.
+func eachRecord(txn *badger.Txn, fn func(*record)) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{nsContent}})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		err := it.Item().Value(func(v []byte) error {
+			if rec, err := decodeRecord(v); err == nil {
+				fn(&rec)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // prefixIter iterates the keys of one namespace.
 type prefixIter struct {
 	it     *badger.Iterator
