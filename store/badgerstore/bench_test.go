@@ -141,18 +141,7 @@ func BenchmarkSession(b *testing.B) {
 	run := 0
 	session := func() []store.Digest {
 		run++
-		var ds []store.Digest
-		for n := range 12 {
-			d, _, err := s.PutBlob(ctx, bytes.NewReader(evidenceLike(0, run, n)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ds = append(ds, d)
-		}
-		if err := s.Sync(ctx); err != nil {
-			b.Fatal(err)
-		}
-		return ds
+		return putSession(b, s, 0, run)
 	}
 	session() // the base
 	var stored int64

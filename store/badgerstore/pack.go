@@ -69,24 +69,19 @@ type packMember struct {
 
 // loadBases reads the active bases when the store is opened.
 func (s *Store) loadBases() error {
-	return s.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(metaBasesKey)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
+	err := s.viewValue(metaBasesKey, func(v []byte) error {
+		if len(v)%8 != 0 || len(v) > 8*maxActiveBases {
+			return fmt.Errorf("%w: active bases: a value of %d bytes", store.ErrCorrupt, len(v))
 		}
-		if err != nil {
-			return err
+		for ; len(v) > 0; v = v[8:] {
+			s.packs.bases = append(s.packs.bases, binary.BigEndian.Uint64(v))
 		}
-		return item.Value(func(v []byte) error {
-			if len(v)%8 != 0 || len(v) > 8*maxActiveBases {
-				return fmt.Errorf("%w: active bases: a value of %d bytes", store.ErrCorrupt, len(v))
-			}
-			for ; len(v) > 0; v = v[8:] {
-				s.packs.bases = append(s.packs.bases, binary.BigEndian.Uint64(v))
-			}
-			return nil
-		})
+		return nil
 	})
+	if errors.Is(err, errNoKey) {
+		return nil
+	}
+	return err
 }
 
 // gather notes a record putInline wrote for the session's pack, and cuts the pack when the

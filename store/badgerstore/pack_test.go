@@ -56,16 +56,7 @@ func testPacks(t *testing.T, opts Options) {
 		t.Fatal(err)
 	}
 	write := func(run int) (ds []store.Digest, stored int64) {
-		for n := range 12 {
-			d, _, err := s.PutBlob(ctx, bytes.NewReader(evidenceLike(0, run, n)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds = append(ds, d)
-		}
-		if err := s.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		ds = putSession(t, s, 0, run)
 		for _, d := range ds {
 			e, err := s.Stat(ctx, d)
 			if err != nil {
@@ -174,18 +165,7 @@ func TestPrunePacks(t *testing.T) {
 	// set.
 	var sessions [][]store.Digest
 	for _, family := range []int{0, 0, 1, 1, 0, 2, 3, 4, 5} {
-		var ds []store.Digest
-		for n := range 12 {
-			d, _, err := s.PutBlob(ctx, bytes.NewReader(evidenceLike(family, len(sessions), n)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds = append(ds, d)
-		}
-		if err := s.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		sessions = append(sessions, ds)
+		sessions = append(sessions, putSession(t, s, family, len(sessions)))
 	}
 	if n := countPacks(t, s); n != 9 || !slices.Equal(s.packs.bases, []uint64{9, 8, 7, 6}) {
 		t.Fatalf("%d packs, bases %v; want 9, bases [9 8 7 6]", n, s.packs.bases)
@@ -213,6 +193,24 @@ func TestPrunePacks(t *testing.T) {
 	if r, err := store.Check(ctx, s, store.CheckOptions{}); err != nil || !r.OK() {
 		t.Fatalf("check after pruning: %v %v", err, r.Problems)
 	}
+}
+
+// putSession writes twelve documents of family f, run i (evidenceLike), and syncs, which cuts
+// them into a pack.
+func putSession(tb testing.TB, s *Store, f, i int) []store.Digest {
+	tb.Helper()
+	var ds []store.Digest
+	for n := range 12 {
+		d, _, err := s.PutBlob(tb.Context(), bytes.NewReader(evidenceLike(f, i, n)))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	if err := s.Sync(tb.Context()); err != nil {
+		tb.Fatal(err)
+	}
+	return ds
 }
 
 func countPacks(t *testing.T, s *Store) int {
