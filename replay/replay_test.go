@@ -19,8 +19,8 @@ import (
 	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
-// update rewrites the golden summaries: go test ./replay -update.
-var update = flag.Bool("update", false, "rewrite testdata/summary/*.golden")
+// update rewrites the golden files: go test ./replay -update.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // corpus is a store holding the SI profile, the three oasisctl fixture runs and the
 // synthesized complete run, tagged by name.

@@ -1,0 +1,118 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
+	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
+	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+	"github.com/oasis-replay/oasis-replay/store/memstore"
+)
+
+// kensaStores are the stores Kensa runs are replayed from: Badger's (the program's) and the
+// in-memory one.
+var kensaStores = map[string]func(t testing.TB) store.Store{
+	"badger": func(t testing.TB) store.Store {
+		s, err := badgerstore.OpenInMemory(badgerstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	},
+	"memstore": func(testing.TB) store.Store { return memstore.New() },
+}
+
+// sealKensa seals records into s.
+func sealKensa(t testing.TB, s store.Store, records []*rkensa.Record) {
+	t.Helper()
+	if _, err := rkensa.SealAll(context.Background(), s, records, "test", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// importKensa reads the .kensa directory dir into records.
+func importKensa(t testing.TB, dir string) []*rkensa.Record {
+	t.Helper()
+	records, err := rkensa.PlanImport(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return records
+}
+
+// The verdict and receipt of every Kensa run — real Kensa's runs of the scripted agent, the
+// shared fixture and generated runs — are those in testdata/kensa-verdicts, digest for digest,
+// whether replayed all at once (ReplayAllKensa) or one by one (LoadKensa), from either store:
+// how runs are read and verdicts encoded may change, their bytes may not (go test -update
+// rewrites the files, for a change of the evaluator's version).
+func TestKensaVerdictDigests(t *testing.T) {
+	corpora := map[string]func(t *testing.T) []*rkensa.Record{
+		"twoways":   func(t *testing.T) []*rkensa.Record { return importKensa(t, "../recorder/kensa/testdata/twoways") },
+		"fixture":   func(t *testing.T) []*rkensa.Record { return importKensa(t, sharedtest.Path(t, "fixtures", "kensa")) },
+		"generated": func(t *testing.T) []*rkensa.Record { return generateKensaRecords(t, 280) },
+	}
+	for name, records := range corpora {
+		t.Run(name, func(t *testing.T) {
+			recs := records(t)
+			var golden []byte
+			for storeName, open := range kensaStores {
+				s := open(t)
+				sealKensa(t, s, recs)
+				got := replayedDigests(t, s)
+				if golden == nil {
+					golden = got
+					goldenfile.Check(t, filepath.Join("testdata", "kensa-verdicts", name+".txt"), got, *update)
+				} else if !bytes.Equal(got, golden) {
+					t.Errorf("%s: the digests differ from the other store's:\n%s", storeName, goldenfile.Diff(golden, got))
+				}
+			}
+		})
+	}
+}
+
+// replayedDigests replays every Kensa run of s in both ways and lists, a line a run, its
+// bundle, scenario, case, status, verdict and receipt.
+func replayedDigests(t *testing.T, s store.Store) []byte {
+	t.Helper()
+	ctx := context.Background()
+	all, err := ReplayAllKensa(ctx, s, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for _, r := range all {
+		fmt.Fprintf(&out, "%s %s %d %s %s %s\n", r.Bundle.Short(), r.Scenario, r.Case, r.Status, r.Verdict, r.Receipt)
+		b, err := LoadKensa(ctx, s, r.Bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := b.Evaluate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.Verdict != r.Verdict || one.Receipt.Digest != r.Receipt || !bytes.Equal(one.Canonical, r.canonical) {
+			t.Errorf("bundle %s: replayed alone, verdict %s receipt %s; with the others, %s and %s", r.Bundle.Short(), one.Verdict, one.Receipt.Digest, r.Verdict, r.Receipt)
+		}
+	}
+	return out.Bytes()
+}
+
+// BenchmarkReplayAllKensa re-derives 2,000 generated runs from Badger's in-memory store, as
+// kensa replay --no-store does; scripts/bench-kensa.sh measures the whole program.
+func BenchmarkReplayAllKensa(b *testing.B) {
+	s := kensaStores["badger"](b)
+	sealKensa(b, s, generateKensaRecords(b, 2000))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReplayAllKensa(context.Background(), s, nil, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
