@@ -26,7 +26,8 @@ const fuzzTrace = `{"trace_id":"t","span_id":"a","parent_span_id":null,"name":"c
 {"trace_id":"t","span_id":"b","parent_span_id":"a","name":"lookup_order","kind":"tool","start_time":"2026-11-24T22:20:03.026Z","end_time":"2026-11-24T22:20:03.046Z","status":"ok","model":null,"provider":null,"input":null,"output":null,"tokens":null,"cost":null,"tools":[{"name":"lookup_order","args":{"order_id":"A-200"},"result":{"status":"shipped"}}],"metadata":{}}
 `
 
-// Any scenario over any trace evaluates without a panic, to the same verdict bytes twice.
+// Any scenario over any trace evaluates without a panic, to the same verdict bytes twice,
+// written directly as store.Marshal writes them.
 func FuzzEvaluate(f *testing.F) {
 	f.Add([]byte(fuzzScenario), []byte(fuzzTrace), `{"verdict": "pass", "reasoning": "ok", "evidence": ["x"]}`)
 	f.Fuzz(func(t *testing.T, scenario, trace []byte, answer string) {
@@ -44,6 +45,7 @@ func FuzzEvaluate(f *testing.F) {
 		if (errA == nil) != (errB == nil) || !bytes.Equal(a, b) {
 			t.Fatalf("two evaluations differ:\n%s\n%s", a, b)
 		}
+		checkEncodeIsMarshal(t, Evaluate(ev).Verdict())
 	})
 }
 

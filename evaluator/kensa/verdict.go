@@ -163,11 +163,16 @@ func Canonical(v pyvalue.Value) any {
 	return nil
 }
 
-// Encode returns the canonical bytes of r's verdict and their digest.
+// Encode returns the canonical bytes of r's verdict and their digest: those store.Marshal
+// gives, written directly (encodeVerdict) unless the verdict is one it leaves to Marshal.
 func (r *Result) Encode() ([]byte, store.Digest, error) {
-	b, err := store.Marshal(r.Verdict())
-	if err != nil {
-		return nil, store.Digest{}, err
+	v := r.Verdict()
+	b, ok := encodeVerdict(v)
+	if !ok {
+		var err error
+		if b, err = store.Marshal(v); err != nil {
+			return nil, store.Digest{}, err
+		}
 	}
 	return b, store.Sum(b), nil
 }
