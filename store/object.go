@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,35 +59,70 @@ func PeekHeader(b []byte) (Header, error) {
 	if err := json.Unmarshal(b, &h); err != nil {
 		return h, fmt.Errorf("%w: not a structured object: %v", ErrCorrupt, err)
 	}
+	return h, h.check()
+}
+
+// check requires a kind this build knows, at the schema version it reads.
+func (h Header) check() error {
 	if MediaTypeOf(h.Kind) == "" {
-		return h, fmt.Errorf("%w: %q", ErrUnknownKind, h.Kind)
+		return fmt.Errorf("%w: %q", ErrUnknownKind, h.Kind)
 	}
 	if h.SchemaVersion != SchemaVersion {
-		return h, fmt.Errorf("%w: %s schema_version %d (this build reads %d)", ErrUnsupportedVersion, h.Kind, h.SchemaVersion, SchemaVersion)
+		return fmt.Errorf("%w: %s schema_version %d (this build reads %d)", ErrUnsupportedVersion, h.Kind, h.SchemaVersion, SchemaVersion)
 	}
-	return h, nil
+	return nil
 }
+
+// header returns the header an object embeds.
+func (h *Header) header() Header { return *h }
 
 // Decode loads a structured object of the kind obj expects from b: header checked, unknown
 // fields rejected, schema rules validated.
+//
+// b is parsed once when it decodes: the header is then checked as obj holds it. Only b that
+// does not decode (or an obj without a Header) is read again for its header (PeekHeader),
+// whose error comes first, as the header is checked before the rest.
 func Decode(b []byte, obj Object) error {
-	h, err := PeekHeader(b)
+	decodeErr := decodeStrict(b, obj)
+	var h Header
+	var err error
+	if o, embeds := obj.(interface{ header() Header }); embeds && decodeErr == nil {
+		h = o.header()
+		err = h.check()
+	} else {
+		h, err = PeekHeader(b)
+	}
 	if err != nil {
 		return err
 	}
 	if h.Kind != obj.ObjectKind() {
 		return fmt.Errorf("%w: object is a %s, expected a %s", ErrInvalidObject, h.Kind, obj.ObjectKind())
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(obj); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalidObject, h.Kind, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: %s: trailing data", ErrInvalidObject, h.Kind)
+	if decodeErr != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalidObject, h.Kind, decodeErr)
 	}
 	if v, ok := obj.(interface{ validate() error }); ok {
 		return v.validate()
+	}
+	return nil
+}
+
+// decodeStrict decodes b, one JSON value with nothing after it but whitespace, into obj,
+// refusing unknown fields. obj's header is cleared first, so that what it holds afterwards is
+// b's.
+func decodeStrict(b []byte, obj Object) error {
+	if o, ok := obj.(interface{ SetHeader(Header) }); ok {
+		o.SetHeader(Header{})
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(obj); err != nil {
+		return err
+	}
+	for _, c := range b[dec.InputOffset():] {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return errors.New("trailing data")
+		}
 	}
 	return nil
 }
