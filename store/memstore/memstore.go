@@ -135,6 +135,20 @@ func (s *Store) GetObject(ctx context.Context, d store.Digest) ([]byte, error) {
 	return slices.Clone(e.data), nil
 }
 
+// GetObjects returns what GetObject returns for each of ds, in order; the first failure is
+// the error.
+func (s *Store) GetObjects(ctx context.Context, ds []store.Digest) ([][]byte, error) {
+	out := make([][]byte, len(ds))
+	for i, d := range ds {
+		b, err := s.GetObject(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
 // verified returns the entry of d once its bytes are checked against d.
 func (s *Store) verified(ctx context.Context, d store.Digest) (entry, error) {
 	e, err := s.lookup(ctx, d)

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 		{"RejectedObjects", s.rejectedObjects},
 		{"ObjectOverBlob", s.objectOverBlob},
 		{"LargeObject", s.largeObject},
+		{"GetObjects", s.getObjects},
 		{"WalkOrder", s.walkOrder},
 		{"WalkStops", s.walkStops},
 		{"Refs", s.refs},
@@ -374,6 +375,55 @@ func (s *suite) largeObject(t *testing.T) {
 	report, err := store.Check(t.Context(), st, store.CheckOptions{})
 	if err != nil || !report.OK() {
 		t.Fatalf("Check: %v %v", err, report.Problems)
+	}
+}
+
+// objectsGetter is the read of many objects in one call that a store may add to store.Store
+// (as badgerstore and memstore do); replay declares it too.
+type objectsGetter interface {
+	GetObjects(ctx context.Context, ds []store.Digest) ([][]byte, error)
+}
+
+func (s *suite) getObjects(t *testing.T) {
+	st := s.newStore(t)
+	g, ok := st.(objectsGetter)
+	if !ok {
+		t.Skip("this store reads objects one at a time only")
+	}
+	b := NewBundle(t, 9, 1000)
+	b.Store(t, st)
+	file := []byte("apiVersion: v1\n")
+	put(t, st, file)
+	tree := &store.ProfileTree{ProfileID: "large", Version: "1"}
+	for i := 0; len(tree.Entries)*100 < 2*s.cfg.largeSize; i++ {
+		tree.Entries = append(tree.Entries, store.TreeEntry{Path: fmt.Sprintf("scenarios/%08d.yaml", i), Blob: DescriptorOf(store.MediaTypeYAML, file)})
+	}
+	var ds []store.Digest
+	for _, obj := range []store.Object{b.Manifest, tree} {
+		doc, desc := Encode(t, obj)
+		if _, err := st.PutObject(t.Context(), doc); err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, desc.Digest)
+	}
+	ds = append(ds, ds[0])
+	got, err := g.GetObjects(t.Context(), ds)
+	if err != nil || len(got) != len(ds) {
+		t.Fatalf("GetObjects = %d objects, %v; want %d", len(got), err, len(ds))
+	}
+	for i, d := range ds {
+		if want, err := st.GetObject(t.Context(), d); err != nil || !bytes.Equal(got[i], want) {
+			t.Errorf("GetObjects[%d] differs from GetObject(%s) (%v)", i, d, err)
+		}
+	}
+	if got, err := g.GetObjects(t.Context(), nil); err != nil || len(got) != 0 {
+		t.Errorf("GetObjects of none = %d, %v", len(got), err)
+	}
+	missing := store.Sum([]byte("missing"))
+	for name, d := range map[string]store.Digest{"a missing object": missing, "a raw blob": store.Sum(b.Blobs[1])} {
+		if _, err := g.GetObjects(t.Context(), []store.Digest{ds[0], d}); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), d.String()) {
+			t.Errorf("GetObjects of %s: %v, want ErrNotFound naming it", name, err)
+		}
 	}
 }
 
@@ -733,6 +783,11 @@ func (s *suite) expectDetected(t *testing.T, st store.Store, d store.Digest, con
 	if object {
 		if _, err := st.GetObject(t.Context(), d); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), d.String()) {
 			t.Errorf("GetObject of the damaged %s: %v, want ErrCorrupt naming it", d, err)
+		}
+		if g, ok := st.(objectsGetter); ok {
+			if _, err := g.GetObjects(t.Context(), []store.Digest{d}); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), d.String()) {
+				t.Errorf("GetObjects of the damaged %s: %v, want ErrCorrupt naming it", d, err)
+			}
 		}
 	}
 	report, err := store.Check(t.Context(), st, store.CheckOptions{})
