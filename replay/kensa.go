@@ -41,6 +41,14 @@ type BlobReader interface {
 	GetObject(ctx context.Context, d store.Digest) ([]byte, error)
 }
 
+// ObjectsGetter is a store that reads many objects in one call, each with less work than a
+// GetObject of its own (store/badgerstore: one lookup instead of two; store/memstore): what
+// GetObject returns for each of ds, in order, the first failure being the error. A
+// KensaReader uses it when its store has it.
+type ObjectsGetter interface {
+	GetObjects(ctx context.Context, ds []store.Digest) ([][]byte, error)
+}
+
 // LoadKensa reads the bundle d of a Kensa run and everything its evaluation needs.
 func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle, error) {
 	return NewKensaReader(s).Load(ctx, d)
@@ -82,20 +90,33 @@ type kensaDefinition struct {
 
 // Load reads the bundle d of a Kensa run and everything its evaluation needs.
 func (r *KensaReader) Load(ctx context.Context, d store.Digest) (*KensaBundle, error) {
-	mb, err := r.s.GetObject(ctx, d)
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", d, err)
+	mbs, errs := r.objects(ctx, []store.Digest{d})
+	if errs[0] != nil {
+		return nil, fmt.Errorf("bundle %s: %w", d, errs[0])
 	}
-	return r.load(ctx, d, mb)
-}
-
-// load is Load with the manifest's bytes already read.
-func (r *KensaReader) load(ctx context.Context, d store.Digest, mb []byte) (*KensaBundle, error) {
-	m, err := decodeKensaRun(d, mb)
+	m, err := decodeKensaRun(d, mbs[0])
 	if err != nil {
 		return nil, err
 	}
-	return r.loadRun(ctx, d, m)
+	ebs, errs := r.objects(ctx, []store.Digest{m.Evidence})
+	return r.loadRun(ctx, d, m, ebs[0], errs[0])
+}
+
+// objects reads the objects ds names: in one call when the store is an ObjectsGetter, one by
+// one when it is not or when that call fails, so that each failure is the object's own,
+// worded as GetObject words it.
+func (r *KensaReader) objects(ctx context.Context, ds []store.Digest) ([][]byte, []error) {
+	errs := make([]error, len(ds))
+	if g, ok := r.s.(ObjectsGetter); ok {
+		if bs, err := g.GetObjects(ctx, ds); err == nil {
+			return bs, errs
+		}
+	}
+	bs := make([][]byte, len(ds))
+	for i, d := range ds {
+		bs[i], errs[i] = r.s.GetObject(ctx, d)
+	}
+	return bs, errs
 }
 
 func decodeKensaRun(d store.Digest, mb []byte) (*store.KensaRun, error) {
@@ -106,10 +127,11 @@ func decodeKensaRun(d store.Digest, mb []byte) (*store.KensaRun, error) {
 	return &m, nil
 }
 
-// loadRun reads the evidence of the run m, the manifest of bundle d.
-func (r *KensaReader) loadRun(ctx context.Context, d store.Digest, m *store.KensaRun) (*KensaBundle, error) {
+// loadRun reads what the evaluation of the run m, the manifest of bundle d, needs beside its
+// evidence object (eb, or the error reading it gave).
+func (r *KensaReader) loadRun(ctx context.Context, d store.Digest, m *store.KensaRun, eb []byte, readErr error) (*KensaBundle, error) {
 	l := kensaLoader{ctx: ctx, r: r}
-	ev, def, err := l.evidence(m)
+	ev, def, err := l.evidence(m, eb, readErr)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
@@ -135,12 +157,16 @@ func KensaClaimed(ctx context.Context, s BlobReader, m *store.KensaRun) (*pyvalu
 	return &v, nil
 }
 
+// kensaBatch is how many bundles an EachKensa worker loads together: their manifests in one
+// store call, then their evidence objects in another.
+const kensaBatch = 32
+
 // EachKensa loads every sealed bundle of a Kensa run in s whose manifest want accepts (every
 // one when want is nil) with one KensaReader, calls fn with each, and returns what fn
-// returned, in the bundles' digest order. Bundles are loaded on a few workers per processor
-// (reads wait on the store as much as they compute); fn is called concurrently. The error
-// returned is that of the first bundle in digest order that failed, so that neither the
-// results nor the error depend on the workers' order.
+// returned, in the bundles' digest order. Bundles are loaded in batches (kensaBatch) on a
+// few workers per processor (reads wait on the store as much as they compute); fn is called
+// concurrently. The error returned is that of the first bundle in digest order that failed,
+// so that neither the results nor the error depend on the workers' order.
 func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.KensaRun) bool, fn func(b *KensaBundle) (T, error)) ([]T, error) {
 	bundles, err := store.SealedBundles(ctx, s)
 	if err != nil {
@@ -151,18 +177,19 @@ func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.Kensa
 	errs := make([]error, len(bundles))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(4*runtime.GOMAXPROCS(0), max(len(bundles), 1)) {
+	for range min(4*runtime.GOMAXPROCS(0), max((len(bundles)+kensaBatch-1)/kensaBatch, 1)) {
 		wg.Go(func() {
-			for i := range next {
-				results[i], errs[i] = eachKensa(ctx, reader, bundles[i], want, fn)
+			for start := range next {
+				end := min(start+kensaBatch, len(bundles))
+				eachKensa(ctx, reader, bundles[start:end], want, fn, results[start:end], errs[start:end])
 			}
 		})
 	}
-	for i := range bundles {
+	for start := 0; start < len(bundles); start += kensaBatch {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- i
+		next <- start
 	}
 	close(next)
 	wg.Wait()
@@ -181,13 +208,42 @@ func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.Kensa
 // kensaRunKind is how a Kensa run's canonical manifest states its kind.
 var kensaRunKind = []byte(`"kind":"` + string(store.KindKensaRun) + `"`)
 
-// eachKensa calls fn with bundle d when it is a Kensa run want accepts; nil for another kind
-// of bundle or a run not wanted, whose evidence is not read.
-func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, want func(*store.KensaRun) bool, fn func(*KensaBundle) (T, error)) (*T, error) {
-	mb, err := r.s.GetObject(ctx, d)
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", d, err)
+// eachKensa calls fn with each bundle of ds that is a Kensa run want accepts, setting its
+// result or its error; another kind of bundle, or a run not wanted, keeps a nil result and its
+// evidence is not read. The manifests of ds are read in one call, then the evidence objects of
+// the runs wanted in another.
+func eachKensa[T any](ctx context.Context, r *KensaReader, ds []store.Digest, want func(*store.KensaRun) bool, fn func(*KensaBundle) (T, error), results []*T, errs []error) {
+	mbs, readErrs := r.objects(ctx, ds)
+	runs := make([]*store.KensaRun, len(ds))
+	var evidence []store.Digest
+	for i, d := range ds {
+		if readErrs[i] != nil {
+			errs[i] = fmt.Errorf("bundle %s: %w", d, readErrs[i])
+			continue
+		}
+		if runs[i], errs[i] = wantedKensaRun(d, mbs[i], want); runs[i] != nil {
+			evidence = append(evidence, runs[i].Evidence)
+		}
 	}
+	ebs, readErrs := r.objects(ctx, evidence)
+	for i, m := range runs {
+		if m == nil {
+			continue
+		}
+		b, err := r.loadRun(ctx, ds[i], m, ebs[0], readErrs[0])
+		ebs, readErrs = ebs[1:], readErrs[1:]
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		v, err := fn(b)
+		results[i], errs[i] = &v, err
+	}
+}
+
+// wantedKensaRun decodes mb, the manifest of bundle d, when it is a Kensa run want accepts;
+// nil for another kind of bundle or a run not wanted.
+func wantedKensaRun(d store.Digest, mb []byte, want func(*store.KensaRun) bool) (*store.KensaRun, error) {
 	// A manifest is canonical JSON: a Kensa run's holds its kind member spelled this way, and
 	// one without it is another kind of bundle, skipped without decoding.
 	if !bytes.Contains(mb, kensaRunKind) {
@@ -203,12 +259,7 @@ func eachKensa[T any](ctx context.Context, r *KensaReader, d store.Digest, want 
 	if want != nil && !want(m) {
 		return nil, nil
 	}
-	b, err := r.loadRun(ctx, d, m)
-	if err != nil {
-		return nil, err
-	}
-	v, err := fn(b)
-	return &v, err
+	return m, nil
 }
 
 // Evaluate derives the run's verdict and its receipt: the bundle, its definition tree, this
@@ -377,8 +428,13 @@ func (l *kensaLoader) json(desc *store.Descriptor) (pyvalue.Value, error) {
 	return v, nil
 }
 
-func (l *kensaLoader) evidence(run *store.KensaRun) (*ekensa.Evidence, *kensaDefinition, error) {
-	m, err := store.LoadKensaEvidence(l.ctx, l.r.s, run)
+// evidence decodes eb, the evidence object of the run (or reports readErr, the failure to read
+// it), and reads the rest of what the run's evaluation needs.
+func (l *kensaLoader) evidence(run *store.KensaRun, eb []byte, readErr error) (*ekensa.Evidence, *kensaDefinition, error) {
+	if readErr != nil {
+		return nil, nil, fmt.Errorf("evidence: %w", readErr)
+	}
+	m, err := store.DecodeKensaEvidence(eb, run)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -282,6 +282,12 @@ func LoadKensaEvidence(ctx context.Context, s ObjectGetter, m *KensaRun) (*Kensa
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}
+	return DecodeKensaEvidence(b, m)
+}
+
+// DecodeKensaEvidence decodes b, the evidence object the Kensa run m names, read by the
+// caller, and checks it as LoadKensaEvidence does.
+func DecodeKensaEvidence(b []byte, m *KensaRun) (*KensaEvidence, error) {
 	var e KensaEvidence
 	if err := Decode(b, &e); err != nil {
 		return nil, fmt.Errorf("evidence %s: %w", m.Evidence.Short(), err)
