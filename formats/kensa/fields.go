@@ -136,14 +136,22 @@ func (f *fields) int(key string) int64 {
 	if n == nil || f.err != nil {
 		return 0
 	}
-	if i, ok := v.AsInt(); ok {
+	if i, ok := intValue(v); ok {
 		return i
-	}
-	if x, ok := v.AsNumber(); ok && x == float64(int64(x)) {
-		return int64(x)
 	}
 	f.fail(n, key, "must be an integer, got %s", v.TypeName())
 	return 0
+}
+
+// intValue reads an integer as pydantic does: an int, or a float with no fraction.
+func intValue(v pyvalue.Value) (int64, bool) {
+	if i, ok := v.AsInt(); ok {
+		return i, true
+	}
+	if x, ok := v.AsNumber(); ok && x == float64(int64(x)) {
+		return int64(x), true
+	}
+	return 0, false
 }
 
 // float reads a number member (0 when absent).

@@ -46,7 +46,9 @@ func FuzzParseScenario(f *testing.F) {
 
 func FuzzReadTrace(f *testing.F) {
 	f.Add([]byte(`{"trace_id":"t","span_id":"s","parent_span_id":null,"name":"chat","kind":"llm","start_time":"2026-11-24T22:20:03.765181Z","end_time":"2026-11-24T22:20:03.765206Z","status":"ok","model":"m","provider":null,"input":null,"output":{"value":"x"},"tokens":{"prompt":1,"completion":2,"total":3,"cache_read":0},"cost":{"prompt":0.0,"completion":0.0,"total":0.0012},"tools":[],"metadata":{}}` + "\n{\"trace_id\":"))
+	f.Add([]byte(traceLine + "\n\n" + traceLine))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		checkScanAsDocument(t, string(b))
 		spans, err := ReadTrace("f.jsonl", b)
 		if err == nil {
 			if _, err := ReadTrace("again", WriteTrace(spans)); err != nil {

@@ -58,7 +58,17 @@ var spanFields = []string{"trace_id", "span_id", "parent_span_id", "name", "kind
 
 // ReadTrace reads a trace file in Kensa's span model: one JSON span a line, blank lines
 // skipped. A malformed line (a file cut short mid-line included) is an error naming it.
+// Well-formed traces are read by a fast path (scanTrace), the others by the document model.
 func ReadTrace(file string, data []byte) ([]Span, error) {
+	if spans, ok := scanTrace(data); ok {
+		return spans, nil
+	}
+	return readTrace(file, data)
+}
+
+// readTrace is ReadTrace through the document model: the reader of every trace the fast path
+// leaves, and of every error.
+func readTrace(file string, data []byte) ([]Span, error) {
 	var spans []Span
 	err := eachLine(file, data, func(n *doc.Node) error {
 		s, err := spanOf(n)
@@ -137,6 +147,59 @@ func tools(f *fields) []Tool {
 // ParseTime reads an ISO 8601 timestamp as pydantic does for Kensa's datetimes, to
 // microseconds since the epoch. A timestamp without an offset is taken as UTC.
 func ParseTime(s string) (int64, error) {
+	if us, ok := parseZulu(s); ok {
+		return us, nil
+	}
+	return parseTimeLayouts(s)
+}
+
+// parseZulu reads the form pydantic writes, "2026-11-24T22:20:03.765181Z" (a fraction of one
+// to nine digits, or none), as parseTimeLayouts reads it but without time.Parse, a sixth of
+// reading a trace; false for any other text, and for a time it refuses.
+func parseZulu(s string) (int64, bool) {
+	if len(s) < 20 || len(s) > 30 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[len(s)-1] != 'Z' {
+		return 0, false
+	}
+	year, ok1 := decimal(s[0:4])
+	month, ok2 := decimal(s[5:7])
+	day, ok3 := decimal(s[8:10])
+	hour, ok4 := decimal(s[11:13])
+	minute, ok5 := decimal(s[14:16])
+	sec, ok6 := decimal(s[17:19])
+	nanos, ok7 := 0, true
+	if frac := s[19 : len(s)-1]; frac != "" {
+		if frac[0] != '.' || len(frac) < 2 {
+			return 0, false
+		}
+		nanos, ok7 = decimal(frac[1:])
+		for range 10 - len(frac) {
+			nanos *= 10
+		}
+	}
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || !ok7 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 || nanos%1000 != 0 {
+		return 0, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
+	if t.Day() != day { // past the end of the month: time.Parse refuses it
+		return 0, false
+	}
+	return t.Unix()*1_000_000 + int64(nanos/1000), true
+}
+
+// decimal reads a string of ASCII digits.
+func decimal(s string) (int, bool) {
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// parseTimeLayouts is ParseTime through time.Parse, for every form pydantic reads.
+func parseTimeLayouts(s string) (int64, error) {
 	text := s
 	if strings.HasSuffix(text, "Z") || strings.HasSuffix(text, "z") {
 		text = text[:len(text)-1] + "+00:00"
