@@ -81,9 +81,13 @@ func (h *Header) header() Header { return *h }
 //
 // b is parsed once when it decodes: the header is then checked as obj holds it. Only b that
 // does not decode (or an obj without a Header) is read again for its header (PeekHeader),
-// whose error comes first, as the header is checked before the rest.
+// whose error comes first, as the header is checked before the rest. The objects of Kensa runs
+// are read from their canonical form without reflection when they are in it (kensadecode.go).
 func Decode(b []byte, obj Object) error {
-	decodeErr := decodeStrict(b, obj)
+	var decodeErr error
+	if !decodeCanonical(b, obj) {
+		decodeErr = decodeStrict(b, obj)
+	}
 	var h Header
 	var err error
 	if o, embeds := obj.(interface{ header() Header }); embeds && decodeErr == nil {
