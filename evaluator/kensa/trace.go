@@ -50,14 +50,7 @@ func toolCalls(spans []kensa.Span, ordered bool) []call {
 	if ordered {
 		spans = byStart(spans)
 	}
-	covered := map[string]int{}
-	for i := range spans {
-		if spans[i].Kind == "tool" {
-			for _, c := range spanCalls(&spans[i]) {
-				covered[c.key()]++
-			}
-		}
-	}
+	var covered map[string]int // made at the first call embedded in another kind of span
 	var calls []call
 	for i := range spans {
 		if spans[i].Kind == "tool" {
@@ -65,6 +58,9 @@ func toolCalls(spans []kensa.Span, ordered bool) []call {
 			continue
 		}
 		for _, c := range spanCalls(&spans[i]) {
+			if covered == nil {
+				covered = toolSpanCalls(spans)
+			}
 			if k := c.key(); covered[k] > 0 {
 				covered[k]--
 			} else {
@@ -73,6 +69,19 @@ func toolCalls(spans []kensa.Span, ordered bool) []call {
 		}
 	}
 	return calls
+}
+
+// toolSpanCalls counts the calls of the TOOL spans by key: those an embedded call may repeat.
+func toolSpanCalls(spans []kensa.Span) map[string]int {
+	covered := map[string]int{}
+	for i := range spans {
+		if spans[i].Kind == "tool" {
+			for _, c := range spanCalls(&spans[i]) {
+				covered[c.key()]++
+			}
+		}
+	}
+	return covered
 }
 
 func callNames(calls []call) []string {
