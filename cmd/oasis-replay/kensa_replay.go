@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -51,12 +52,16 @@ func runKensaReplay(c *cli.Context) error {
 			}
 			return writeCanonical(c.App.Writer, map[string]any{"runs": runs})
 		}
+		w := bufio.NewWriter(c.App.Writer) // one write for all the lines, not one per run
 		for _, r := range runs {
 			subject := r.Scenario
 			if r.Case > 0 {
 				subject = fmt.Sprintf("%s row %d", r.Scenario, r.Case)
 			}
-			fmt.Fprintf(c.App.Writer, "%s  %s  %s  verdict %s\n", r.Bundle, subject, r.Status, r.Verdict)
+			fmt.Fprintf(w, "%s  %s  %s  verdict %s\n", r.Bundle, subject, r.Status, r.Verdict)
+		}
+		if err := w.Flush(); err != nil {
+			return err
 		}
 		stored := "stored"
 		if noStore {
