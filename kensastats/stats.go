@@ -7,7 +7,6 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
@@ -154,7 +153,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 
 func scenario(id string, runs []Run, flags map[store.Digest][]Flag) *Scenario {
 	slices.SortStableFunc(runs, func(a, b Run) int {
-		return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(a.RunID, b.RunID), strings.Compare(a.Bundle.String(), b.Bundle.String()))
+		return cmp.Or(cmp.Compare(a.Case, b.Case), cmp.Compare(a.RunID, b.RunID), a.Bundle.Compare(b.Bundle))
 	})
 	s := &Scenario{ID: id, Runs: len(runs), StatusCounts: map[string]int{}, Flags: []Flag{}, Cases: []*Case{}}
 	passes := 0
