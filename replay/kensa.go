@@ -49,6 +49,13 @@ type ObjectsGetter interface {
 	GetObjects(ctx context.Context, ds []store.Digest) ([][]byte, error)
 }
 
+// ReadOrderer is a store that knows in which order many blobs and objects are read at least
+// cost: the indices of ds in that order (store/badgerstore: what it packed together, together,
+// in the order it packed it). EachKensa loads runs in that order when its store has it.
+type ReadOrderer interface {
+	ReadOrder(ctx context.Context, ds []store.Digest) ([]int, error)
+}
+
 // LoadKensa reads the bundle d of a Kensa run and everything its evaluation needs.
 func LoadKensa(ctx context.Context, s BlobReader, d store.Digest) (*KensaBundle, error) {
 	return NewKensaReader(s).Load(ctx, d)
@@ -163,12 +170,18 @@ const kensaBatch = 32
 
 // EachKensa loads every sealed bundle of a Kensa run in s whose manifest want accepts (every
 // one when want is nil) with one KensaReader, calls fn with each, and returns what fn
-// returned, in the bundles' digest order. Bundles are loaded in batches (kensaBatch) on a
-// few workers per processor (reads wait on the store as much as they compute); fn is called
-// concurrently. The error returned is that of the first bundle in digest order that failed,
-// so that neither the results nor the error depend on the workers' order.
+// returned, in the bundles' digest order. Bundles are loaded in the order the store reads
+// them at least cost (ReadOrderer; digest order for a store without one), in batches
+// (kensaBatch) on a few workers per processor (reads wait on the store as much as they
+// compute); fn is called concurrently. The error returned is that of the first bundle in
+// digest order that failed, so that neither the results nor the error depend on the order of
+// loading or of the workers.
 func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.KensaRun) bool, fn func(b *KensaBundle) (T, error)) ([]T, error) {
 	bundles, err := store.SealedBundles(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	order, err := readOrder(ctx, s, bundles)
 	if err != nil {
 		return nil, err
 	}
@@ -180,8 +193,8 @@ func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.Kensa
 	for range min(4*runtime.GOMAXPROCS(0), max((len(bundles)+kensaBatch-1)/kensaBatch, 1)) {
 		wg.Go(func() {
 			for start := range next {
-				end := min(start+kensaBatch, len(bundles))
-				eachKensa(ctx, reader, bundles[start:end], want, fn, results[start:end], errs[start:end])
+				batch := order[start:min(start+kensaBatch, len(order))]
+				eachKensa(ctx, reader, bundles, batch, want, fn, results, errs)
 			}
 		})
 	}
@@ -208,29 +221,47 @@ func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.Kensa
 // kensaRunKind is how a Kensa run's canonical manifest states its kind.
 var kensaRunKind = []byte(`"kind":"` + string(store.KindKensaRun) + `"`)
 
-// eachKensa calls fn with each bundle of ds that is a Kensa run want accepts, setting its
-// result or its error; another kind of bundle, or a run not wanted, keeps a nil result and its
-// evidence is not read. The manifests of ds are read in one call, then the evidence objects of
-// the runs wanted in another.
-func eachKensa[T any](ctx context.Context, r *KensaReader, ds []store.Digest, want func(*store.KensaRun) bool, fn func(*KensaBundle) (T, error), results []*T, errs []error) {
+// readOrder is the order in which s reads bundles at least cost, as indices of bundles.
+func readOrder(ctx context.Context, s store.Store, bundles []store.Digest) ([]int, error) {
+	if o, ok := s.(ReadOrderer); ok {
+		return o.ReadOrder(ctx, bundles)
+	}
+	order := make([]int, len(bundles))
+	for i := range order {
+		order[i] = i
+	}
+	return order, nil
+}
+
+// eachKensa calls fn with each bundle bundles[i] of batch that is a Kensa run want accepts,
+// setting results[i] or errs[i]; another kind of bundle, or a run not wanted, keeps a nil
+// result and its evidence is not read. The manifests of the batch are read in one call, then
+// the evidence objects of the runs wanted in another.
+func eachKensa[T any](ctx context.Context, r *KensaReader, bundles []store.Digest, batch []int, want func(*store.KensaRun) bool, fn func(*KensaBundle) (T, error), results []*T, errs []error) {
+	ds := make([]store.Digest, len(batch))
+	for k, i := range batch {
+		ds[k] = bundles[i]
+	}
 	mbs, readErrs := r.objects(ctx, ds)
 	runs := make([]*store.KensaRun, len(ds))
 	var evidence []store.Digest
-	for i, d := range ds {
-		if readErrs[i] != nil {
-			errs[i] = fmt.Errorf("bundle %s: %w", d, readErrs[i])
+	for k, d := range ds {
+		i := batch[k]
+		if readErrs[k] != nil {
+			errs[i] = fmt.Errorf("bundle %s: %w", d, readErrs[k])
 			continue
 		}
-		if runs[i], errs[i] = wantedKensaRun(d, mbs[i], want); runs[i] != nil {
-			evidence = append(evidence, runs[i].Evidence)
+		if runs[k], errs[i] = wantedKensaRun(d, mbs[k], want); runs[k] != nil {
+			evidence = append(evidence, runs[k].Evidence)
 		}
 	}
 	ebs, readErrs := r.objects(ctx, evidence)
-	for i, m := range runs {
+	for k, m := range runs {
 		if m == nil {
 			continue
 		}
-		b, err := r.loadRun(ctx, ds[i], m, ebs[0], readErrs[0])
+		i := batch[k]
+		b, err := r.loadRun(ctx, ds[k], m, ebs[0], readErrs[0])
 		ebs, readErrs = ebs[1:], readErrs[1:]
 		if err != nil {
 			errs[i] = err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/goldenfile"
@@ -113,6 +114,53 @@ func BenchmarkReplayAllKensa(b *testing.B) {
 	for b.Loop() {
 		if _, err := ReplayAllKensa(context.Background(), s, nil, false); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// onlyStore hides every method but store.Store's: a store that reads objects one at a time.
+type onlyStore struct{ store.Store }
+
+// failingBatches is a store whose batched reads always fail.
+type failingBatches struct{ store.Store }
+
+func (failingBatches) GetObjects(context.Context, []store.Digest) ([][]byte, error) {
+	return nil, store.ErrCorrupt
+}
+
+// Runs replayed all at once give the same verdicts, and the same error for a damaged run,
+// whatever the store reads at once; the error is the first damaged run's in digest order, as
+// replaying it alone words it.
+func TestReplayAllKensaReads(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New()
+	sealKensa(t, s, generateKensaRecords(t, 3*kensaBatch+5))
+	want, err := ReplayAllKensa(ctx, s, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores := map[string]store.Store{"one at a time": onlyStore{s}, "failing batches": failingBatches{s}}
+	for name, st := range stores {
+		got, err := ReplayAllKensa(ctx, st, nil, false)
+		if err != nil || !slices.EqualFunc(got, want, func(a, b KensaReplayed) bool { return a.Verdict == b.Verdict && a.Bundle == b.Bundle }) {
+			t.Errorf("%s: %d runs, %v; want %d", name, len(got), err, len(want))
+		}
+	}
+	damaged := []KensaReplayed{want[len(want)-3], want[7]}
+	for _, r := range damaged {
+		b, err := LoadKensa(ctx, s, r.Bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, b.Evidence.Digest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, wantErr := LoadKensa(ctx, s, damaged[1].Bundle)
+	stores["memstore"] = s
+	for name, st := range stores {
+		if _, err := ReplayAllKensa(ctx, st, nil, false); err == nil || err.Error() != wantErr.Error() {
+			t.Errorf("%s: %v, want %v", name, err, wantErr)
 		}
 	}
 }
