@@ -164,3 +164,37 @@ func TestReplayAllKensaReads(t *testing.T) {
 		}
 	}
 }
+
+// Saving the verdicts and receipts of runs again stores nothing new and keeps every receipt
+// named by its ref.
+func TestSaveAllKensaAgain(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New()
+	sealKensa(t, s, generateKensaRecords(t, 20))
+	count := func() (n int) {
+		if err := s.Walk(ctx, func(store.Entry) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count()
+	var counts []int
+	for range 2 {
+		runs, err := ReplayAllKensa(ctx, s, nil, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := SaveAllKensa(ctx, s, runs); err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, count())
+		for _, r := range runs {
+			if d, err := s.GetRef(ctx, store.ReceiptRefName(r.Receipt)); err != nil || d != r.Receipt {
+				t.Fatalf("receipt ref of %s: %s, %v", r.Bundle.Short(), d, err)
+			}
+		}
+	}
+	if counts[0] <= before || counts[1] != counts[0] {
+		t.Errorf("entries: %d before, %d after saving, %d after saving again", before, counts[0], counts[1])
+	}
+}
