@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,7 +32,6 @@ func kensaReplayCommand() *cli.Command {
 }
 
 func runKensaReplay(c *cli.Context) error {
-	batchGC()
 	noStore := c.Bool("no-store")
 	return withStore(c, accessFor(noStore), func(s store.Store) error {
 		runs, err := replay.ReplayAllKensa(c.Context, s, c.Args().Slice(), !noStore || c.Bool("json"))
@@ -70,18 +67,4 @@ func runKensaReplay(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%d runs replayed; verdicts and receipts %s\n", len(runs), stored)
 		return nil
 	})
-}
-
-// batchGCPercent is the garbage collector's target in the commands that re-derive every
-// recorded Kensa run: each run allocates some 80 KiB and keeps little, so collecting when the
-// heap has grown threefold instead of twofold spends a fifth less CPU on 10,000 runs (`kensa
-// replay --no-store`), for a peak heap 1.2 to 1.4 times as large (docs/decisions.md,
-// "Replaying many Kensa runs").
-const batchGCPercent = 200
-
-// batchGC sets batchGCPercent, unless GOGC says otherwise.
-func batchGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(batchGCPercent)
-	}
 }

@@ -33,7 +33,6 @@ func kensaStatsCommand() *cli.Command {
 }
 
 func runKensaStats(c *cli.Context) error {
-	batchGC()
 	return withStore(c, readOnly, func(s store.Store) error {
 		runs, err := kensastats.Gather(c.Context, s)
 		if err != nil {
