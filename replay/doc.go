@@ -42,6 +42,19 @@
 // differences (doc.Diff) and the first one mapped to a scenario and field. Repeat
 // changes GOMAXPROCS of the whole process while it runs and restores it when it returns.
 //
+// # Kensa runs
+//
+// LoadKensa reads a Kensa run: its manifest, its evidence object, the definition tree with its
+// scenario (and judge spec), and the run's input, dataset row, output, trace and judgement.
+// EachKensa and ReplayAllKensa re-derive every Kensa run of a store in one process: runs are
+// loaded in the order the store reads them at least cost (a ReadOrderer: Badger's store puts
+// the records it packed together together), in batches whose manifests, then evidence objects,
+// are read in one call each (an ObjectsGetter), on a few workers per processor, with one
+// KensaReader that parses each definition once; results and the first error come in digest
+// order whatever the order of loading. Nothing read is kept from one run to the next but what
+// runs share (definitions, inputs, rows, outputs), and nothing derived: every verdict is
+// evaluated anew.
+//
 // # Summary
 //
 // WriteSummary renders a verdict for people: overall and phase verdicts, the abort point, the

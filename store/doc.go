@@ -14,7 +14,9 @@
 // 8785: encoding/json writes the value, internal/doc re-reads it and writes its canonical form
 // (the project's one escaper and member sorter), and only integers within ±(2^53-1) are
 // accepted as numbers. Every object opens with a Header naming its kind and schema version; Decode refuses kinds
-// and versions this build does not know.
+// and versions this build does not know. Decode reads an object with encoding/json, except the
+// two objects of every Kensa run, read without reflection when they are in their canonical form
+// (kensadecode.go).
 //
 // A bundle's root is a manifest (Manifest): an OASIS run manifest (RunManifest), or the manifest
 // of another kind of evaluation (a Kensa run, an Eval Library run). Its digest is the bundle id.

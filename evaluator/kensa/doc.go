@@ -1,7 +1,8 @@
 // Package kensa is the pure evaluator of Kensa runs: from a scenario, its dataset row, the
 // run's spans in Kensa's model, how the run ended and the recorded judgement, it derives the
 // result Kensa v0.7.0 derives (src/kensa/judge.py judge_manifest and judge_scenario), check
-// by check, and renders it as a canonical JSON verdict.
+// by check, and renders it as a canonical JSON verdict (written directly, the bytes
+// store.Marshal writes: encode.go).
 //
 // # Semantics
 //

@@ -7,7 +7,8 @@
 // # Fidelity
 //
 // Every file is parsed by the project's document model (internal/doc), and read with the
-// types Kensa's Python gets: YAML plain scalars are resolved by PyYAML's YAML 1.1 rules on the
+// types Kensa's Python gets (a trace, when it is well formed, by a fast path that builds the
+// same spans without a tree: ReadTrace, tracescan.go): YAML plain scalars are resolved by PyYAML's YAML 1.1 rules on the
 // text as written (doc.Node.YAMLScalar: yes/no/on/off are booleans, 010 is octal 8, 1e3 is a
 // string, 1.0e+3 a float); JSON numbers with a fraction or exponent are floats, others integers
 // (internal/pyvalue.FromNode). doc is stricter than Python where it leaves room (a key given

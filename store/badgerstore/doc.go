@@ -165,7 +165,9 @@
 // level would store twenty similar recordings in an eighth less but takes 150 MiB. A read of a
 // packed record decodes its pack (and its base), checks the pack's content against its digest,
 // and the record's bytes against theirs; decoded packs are kept (32 MiB at most), so that the
-// records of one recording cost one decoding. A missing or damaged pack or base is
+// records of one recording cost one decoding. A reader of many records in an order of its own
+// (kensa replay) reads them in the order ReadOrder gives, the order they were packed in: in
+// another, it would decode a pack again for most of them. A missing or damaged pack or base is
 // store.ErrCorrupt naming the pack, for each record in it.
 //
 // Stat and Walk count a packed record's own bytes plus its share of its pack's, in proportion
