@@ -73,8 +73,11 @@ type execution struct {
 	in     ExecutionInput
 	calls  []store.WireCall
 	status map[string]evaluator.Status // derived status by scenario
-	// envs are the environments provisioned, in order of their provision.
-	envs []*envCalls
+	// envs are the environments provisioned, in order of their provision; byID and
+	// byScenario index them, so that attributing the calls of a long recording stays linear.
+	envs       []*envCalls
+	byID       map[string][]*envCalls
+	byScenario map[string][]*envCalls
 	// scenarios in the order their first provision arrived.
 	scenarios []string
 	findings  []Finding
@@ -89,7 +92,8 @@ type envCalls struct {
 }
 
 func newExecution(in ExecutionInput) *execution {
-	x := &execution{in: in, calls: in.Wire.Calls, status: map[string]evaluator.Status{}}
+	x := &execution{in: in, calls: in.Wire.Calls, status: map[string]evaluator.Status{},
+		byID: map[string][]*envCalls{}, byScenario: map[string][]*envCalls{}}
 	for _, r := range in.Verdict.Scenarios {
 		x.status[r.ID] = r.Status
 	}
@@ -100,7 +104,10 @@ func newExecution(in ExecutionInput) *execution {
 				x.scenarios = append(x.scenarios, c.Scenario)
 			}
 			if provisioned(c) {
-				x.envs = append(x.envs, &envCalls{id: c.EnvironmentID, scenario: c.Scenario, provision: c})
+				e := &envCalls{id: c.EnvironmentID, scenario: c.Scenario, provision: c}
+				x.envs = append(x.envs, e)
+				x.byID[e.id] = append(x.byID[e.id], e)
+				x.byScenario[e.scenario] = append(x.byScenario[e.scenario], e)
 			}
 		case c.EnvironmentID != "":
 			if e := x.envNamed(c.EnvironmentID, c.Start); e != nil {
@@ -116,8 +123,10 @@ func newExecution(in ExecutionInput) *execution {
 		}
 		if e := x.openEnvOf(c.Scenario, c.Start); e != nil {
 			e.calls = append(e.calls, c)
-			slices.SortFunc(e.calls, func(a, b store.WireCall) int { return a.Seq - b.Seq })
 		}
+	}
+	for _, e := range x.envs {
+		slices.SortFunc(e.calls, func(a, b store.WireCall) int { return a.Seq - b.Seq })
 	}
 	return x
 }
@@ -126,8 +135,8 @@ func newExecution(in ExecutionInput) *execution {
 // provisioned with that id before it.
 func (x *execution) envNamed(id string, pos int) *envCalls {
 	var found *envCalls
-	for _, e := range x.envs {
-		if e.id == id && e.provision.Start < pos {
+	for _, e := range x.byID[id] {
+		if e.provision.Start < pos {
 			found = e
 		}
 	}
@@ -149,8 +158,8 @@ func ok(c store.WireCall) bool {
 // that was not yet torn down then, the latest such.
 func (x *execution) openEnvOf(scenario string, pos int) *envCalls {
 	var found *envCalls
-	for _, e := range x.envs {
-		if e.scenario != scenario || e.provision.Start > pos {
+	for _, e := range x.byScenario[scenario] {
+		if e.provision.Start > pos {
 			continue
 		}
 		if td, torn := e.teardown(); torn && td.Start < pos {
