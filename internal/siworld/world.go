@@ -20,7 +20,7 @@
 // configuration, and a task (POST to its root) with the transcript of the scenario whose
 // environment is open: final_answer, reasoning, actions and model, as oasisctl's HTTP adapter
 // reads them. It is meant for runners that run one scenario at a time, as oasisctl does by
-// default; with several environments open, the task's prompt decides (Prompts).
+// default; a task while several environments are open is answered 409.
 //
 // Nothing here reads a clock or a random source: environment ids are numbered in provision
 // order, timestamps come from the artifacts, so a runner that calls in the same order gets the
@@ -141,9 +141,6 @@ type Options struct {
 	ConformanceStatus int
 	// Faults are per-scenario faults, beside those the run implies.
 	Faults map[string]Fault
-	// Prompts maps a scenario to its operator prompt, to tell tasks apart when several
-	// environments are open.
-	Prompts map[string]string
 	// SingleResource answers a resource_state observation that holds one resource with that
 	// resource alone ("the full resource spec/status", SI provider guide §4.5) instead of
 	// {"resources": [...]}.
@@ -164,23 +161,15 @@ type World struct {
 	run  *Run
 	opts Options
 
-	mu    sync.Mutex
-	n     int
-	envs  map[string]string // environment id → scenario
-	open  []string          // environment ids provisioned and not torn down, in provision order
-	calls []string          // "METHOD path" of every call, in arrival order
+	mu   sync.Mutex
+	n    int
+	envs map[string]string // environment id → scenario
+	open []string          // environment ids provisioned and not torn down, in provision order
 }
 
 // New returns a world replaying run.
 func New(run *Run, opts Options) *World {
 	return &World{run: run, opts: opts, envs: map[string]string{}}
-}
-
-// Calls lists the calls received so far, "side METHOD path scenario", in arrival order.
-func (w *World) Calls() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.calls)
 }
 
 func (w *World) fault(scenario string) Fault {
@@ -191,12 +180,6 @@ func (w *World) fault(scenario string) Fault {
 		return ObserveUnreachable
 	}
 	return ""
-}
-
-func (w *World) note(side string, r *http.Request, scenario string) {
-	w.mu.Lock()
-	w.calls = append(w.calls, strings.TrimSpace(fmt.Sprintf("%s %s %s %s", side, r.Method, r.URL.Path, scenario)))
-	w.mu.Unlock()
 }
 
 // ProviderHandler serves the provider's endpoints.
@@ -219,7 +202,6 @@ func (w *World) ProviderHandler() http.Handler {
 		if scenario == "" {
 			scenario = w.scenarioOf(req.EnvironmentID)
 		}
-		w.note("provider", r, scenario)
 		switch r.URL.Path {
 		case "/v1/conformance":
 			w.conformance(rw)
@@ -388,7 +370,6 @@ func sourceType(typ string) string {
 func (w *World) AgentHandler() http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/identity-and-configuration") {
-			w.note("agent", r, "")
 			cfg := w.run.Configuration
 			if len(cfg) == 0 {
 				cfg = json.RawMessage("{}")
@@ -397,15 +378,12 @@ func (w *World) AgentHandler() http.Handler {
 				"configuration": cfg})
 			return
 		}
-		var task struct {
-			Prompt string `json:"prompt"`
-		}
+		var task struct{} // prompt, tools, mode, scope: the open environment says which scenario
 		if err := json.NewDecoder(r.Body).Decode(&task); err != nil {
 			writeJSON(rw, http.StatusBadRequest, map[string]string{"error": "task body: " + err.Error()})
 			return
 		}
-		scenario, err := w.taskScenario(task.Prompt)
-		w.note("agent", r, scenario)
+		scenario, err := w.taskScenario()
 		if err != nil {
 			writeJSON(rw, http.StatusConflict, map[string]string{"error": err.Error()})
 			return
@@ -430,25 +408,15 @@ func nonNil(actions []json.RawMessage) []json.RawMessage {
 	return actions
 }
 
-// taskScenario is the scenario a task belongs to: the one environment open, else the open
-// scenario whose prompt the task carries.
-func (w *World) taskScenario(prompt string) (string, error) {
+// taskScenario is the scenario a task belongs to: the one whose environment is open. The
+// world serves runners that run one scenario at a time.
+func (w *World) taskScenario() (string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.open) == 1 {
-		return w.envs[w.open[0]], nil
+	if len(w.open) != 1 {
+		return "", fmt.Errorf("the task cannot be attributed: %d environments are open, the scripted world serves one at a time", len(w.open))
 	}
-	var match []string
-	for _, env := range w.open {
-		sc := w.envs[env]
-		if p := w.opts.Prompts[sc]; p != "" && strings.TrimSpace(p) == strings.TrimSpace(prompt) {
-			match = append(match, sc)
-		}
-	}
-	if len(match) != 1 {
-		return "", fmt.Errorf("the task cannot be told apart: %d environments open, %d match its prompt", len(w.open), len(match))
-	}
-	return match[0], nil
+	return w.envs[w.open[0]], nil
 }
 
 func writeJSON(rw http.ResponseWriter, status int, v any) {
