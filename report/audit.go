@@ -87,7 +87,7 @@ func (a *Audit) WriteText(w io.Writer) error {
 	if a.Claim != nil {
 		fmt.Fprintf(&b, "claim     %s (%s): %s\n", a.Claim.Shape, a.Claim.Format, a.Claim.Source)
 	} else {
-		fmt.Fprintf(&b, "claim     none: the bundle records no claimed report; the execution rules alone are checked\n")
+		fmt.Fprintf(&b, "claim     none: the bundle records no claimed report; the run itself (preflight, execution rules) is checked\n")
 	}
 	if a.Wire != nil {
 		fmt.Fprintf(&b, "calls     %d recorded on the wire, checked against the execution rules\n", len(a.Wire.Calls))
