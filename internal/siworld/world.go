@@ -145,6 +145,10 @@ type Options struct {
 	// resource alone ("the full resource spec/status", SI provider guide §4.5) instead of
 	// {"resources": [...]}.
 	SingleResource bool
+	// AgentCredentials is the agent_credentials member of a successful provision answer for
+	// environment env; nil gives {"token": "token-<env>"}. The SI provider guide §4.1 leaves
+	// its shape open ("kubeconfig content, bearer token, etc.").
+	AgentCredentials func(env string) any
 }
 
 // ConformantAnswer is a /v1/conformance answer that meets every requirement of the SI profile
@@ -253,8 +257,12 @@ func (w *World) provision(rw http.ResponseWriter, scenario string) {
 	w.envs[env] = scenario
 	w.open = append(w.open, env)
 	w.mu.Unlock()
+	var creds any = map[string]string{"token": "token-" + env}
+	if w.opts.AgentCredentials != nil {
+		creds = w.opts.AgentCredentials(env)
+	}
 	writeJSON(rw, http.StatusOK, map[string]any{"environment_id": env, "agent_endpoint": "https://127.0.0.1:6443",
-		"agent_credentials": map[string]string{"token": "token-" + env}, "status": "ready"})
+		"agent_credentials": creds, "status": "ready"})
 }
 
 // shortID is the part of a scenario id after its tier and classification.
