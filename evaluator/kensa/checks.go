@@ -85,7 +85,7 @@ func limit(params pyvalue.Value, names ...string) (float64, string) {
 func outputContains(spans []kensa.Span, params pyvalue.Value) CheckResult {
 	value := strParam(params, "value")
 	cs, _ := param(params, "case_sensitive")
-	caseSensitive, _ := cs.AsBool()
+	caseSensitive := pyvalue.Truthy(cs) // Python's `if case_sensitive`
 	output := agentOutput(spans)
 	var found bool
 	if caseSensitive {
@@ -99,9 +99,6 @@ func outputContains(spans []kensa.Span, params pyvalue.Value) CheckResult {
 	}
 	return result(kensa.CheckOutputContains, found, word+": "+pyvalue.StrRepr(value))
 }
-
-// pyLower is Python's str.lower(): full Unicode lowercase mapping.
-func pyLower(s string) string { return strings.ToLower(s) }
 
 // checks.check_output_matches: re.search; an invalid pattern fails the check.
 func outputMatches(spans []kensa.Span, params pyvalue.Value) CheckResult {
