@@ -16,8 +16,8 @@ import (
 func TestOutputContainsCaseMapping(t *testing.T) {
 	cases := []struct {
 		name, output, value string
-		caseSensitive     bool
-		found             bool
+		caseSensitive       bool
+		found               bool
 	}{
 		{"dotted capital I is two code points", "İstanbul", "i̇stanbul", false, true},
 		{"dotted capital I is not a plain i", "İstanbul", "istanbul", false, false},
