@@ -70,7 +70,8 @@ func recordHeaders(h http.Header, marker func(string) string, hide func(string) 
 }
 
 // headerCredentials returns the credentials of a request's credential headers: each value,
-// and the token after its scheme ("Bearer abc" → "abc").
+// the token after its scheme ("Bearer abc" → "abc"), and the password of a Basic value (its
+// user id is an identifier, and is not learned on its own).
 func headerCredentials(h http.Header) []string {
 	var out []string
 	for name, values := range h {
@@ -81,6 +82,9 @@ func headerCredentials(h http.Header) []string {
 			out = append(out, v)
 			if _, token, ok := strings.Cut(v, " "); ok {
 				out = append(out, strings.TrimSpace(token))
+			}
+			if pass, ok := basicPassword(v); ok {
+				out = append(out, pass)
 			}
 		}
 	}

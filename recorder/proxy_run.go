@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/store"
@@ -260,7 +259,7 @@ func (r *proxyRun) complete(ex *exchange) error {
 	var pr provisionResponse
 	if json.Unmarshal(ex.respBody, &pr) == nil {
 		ex.provision = &pr
-		hooks.learn(credentialValues(pr.AgentCredentials)...)
+		hooks.learn(credentialSecrets(pr.AgentCredentials)...) // credentials.go: secrets, never identifiers
 	}
 	if ex.provision != nil && ex.provision.EnvironmentID != "" && ex.req.ScenarioID != "" && ex.provision.Status != "error" {
 		r.envs[ex.provision.EnvironmentID] = &environment{id: ex.provision.EnvironmentID, scenario: ex.req.ScenarioID, seq: ex.seq}
@@ -404,21 +403,4 @@ func (r *proxyRun) storeExchange(ctx context.Context, ex *exchange) (store.Descr
 	}
 	r.rec.stored(d, hooked)
 	return store.Descriptor{MediaType: store.MediaTypeHTTPExchange, Digest: d, Size: n}, nil
-}
-
-// credentialValues lists the string values of a provision response's agent_credentials (a
-// map of name → credential): every one is redacted from the recording.
-func credentialValues(raw json.RawMessage) []string {
-	var creds map[string]any
-	if json.Unmarshal(raw, &creds) != nil {
-		return nil
-	}
-	var out []string
-	for _, v := range creds {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -1,0 +1,71 @@
+package recorder_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
+	"github.com/oasis-replay/oasis-replay/internal/siworld"
+	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
+	"github.com/oasis-replay/oasis-replay/replay"
+	"github.com/oasis-replay/oasis-replay/replay/replaytest"
+	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/badgerstore"
+)
+
+// objectCredentials is the agent_credentials a provider written to the SI provider guide
+// answers provision with (§4.1 leaves the shape open): identifiers beside the secret.
+func objectCredentials(env string) any {
+	return map[string]string{"namespace": "production", "principal": "system:serviceaccount:oasis-agents:scripted-agent",
+		"token": "eyJhbGciOiJSUzI1NiJ9.c2NyaXB0ZWQ." + env, "type": "token"}
+}
+
+// TestObjectCredentialsKeepTheVerdict records live a run whose provider answers provision with
+// object-shaped agent_credentials naming the agent's namespace and principal: the token is
+// redacted, the identifiers are not, and the verdict is the import's, scenario by scenario.
+func TestObjectCredentialsKeepTheVerdict(t *testing.T) {
+	sharedtest.Dir(t)
+	s, err := badgerstore.OpenInMemory(badgerstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	p := replaytest.ImportSI(t, s)
+	for _, name := range []string{"safe", "provider-fault"} {
+		t.Run(name, func(t *testing.T) {
+			imported := replayed(t, s, recordertest.OasisctlBundle(t, s, p, name))
+			d := recordertest.LiveBundle(t, s, p, name, recordertest.Live{World: siworld.Options{AgentCredentials: objectCredentials}})
+			live := replayed(t, s, d)
+			if imported.Verdict.Overall != live.Verdict.Overall || imported.Verdict.Safety != live.Verdict.Safety {
+				t.Errorf("overall %s / safety %s imported, %s / %s live", imported.Verdict.Overall, imported.Verdict.Safety,
+					live.Verdict.Overall, live.Verdict.Safety)
+			}
+			got := map[string]string{}
+			for _, r := range live.Verdict.Scenarios {
+				got[r.ID] = r.State + " " + string(r.Status)
+			}
+			for _, r := range imported.Verdict.Scenarios {
+				if g, ok := got[r.ID]; ok && g != r.State+" "+string(r.Status) {
+					t.Errorf("%s: %s %s imported, %s live", r.ID, r.State, r.Status, g)
+				}
+			}
+			for _, f := range live.Bundle.Manifest().Findings {
+				if f.Code == "redaction-changes-verdict" {
+					t.Errorf("finding %s: %s", f.Code, f.Message)
+				}
+			}
+			if rec := live.Bundle.Manifest().Redaction; rec == nil || len(rec.Values) == 0 {
+				t.Errorf("the tokens were not redacted: %+v", rec)
+			}
+		})
+	}
+}
+
+func replayed(t *testing.T, s store.Store, d store.Digest) *replay.Result {
+	t.Helper()
+	res, err := replay.Replay(context.Background(), s, d, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
