@@ -35,7 +35,9 @@ func auditCommand() *cli.Command {
 			"bundle is audited on these rules alone.\n\n" +
 			"A Kensa run is compared with the result Kensa recorded in it: every check, status and number\n" +
 			"must agree; a difference of wording only (Python's error text where the evaluator has Go's,\n" +
-			"Kensa's judge error for a pending run) is a note.\n\n" +
+			"Kensa's judge error for a pending run) is a note. Where the evaluator cannot evaluate a check\n" +
+			"exactly as Kensa would, what that check decides is a not-re-derivable finding naming the cause,\n" +
+			"never a mismatch.\n\n" +
 			"--format text lists the findings by severity with their deciding evidence; json is\n" +
 			"canonical JSON with the verdict digest and receipt; junit is JUnit XML with one test case\n" +
 			"per scenario and one per run-level check.\n\n" +
@@ -47,7 +49,8 @@ func auditCommand() *cli.Command {
 			"something else; 2 bad usage, unknown bundle, missing profile, an unreadable or\n" +
 			"unrecognised report, a bundle or report declaring an OASIS core or profile version (or\n" +
 			"carrying agent failure reports) no implemented edition evaluates, a validation error of\n" +
-			"the evaluator, or an unreadable key or FILE.",
+			"the evaluator, or an unreadable key or FILE; 3 no mismatch, but at least one not-re-derivable\n" +
+			"finding (the claim is neither confirmed nor contradicted there).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "report", Usage: "compare with the report in `FILE` instead of the bundle's claimed report"},
 			&cli.StringFlag{Name: "format", Value: auditFormats[0], Usage: "output `FORMAT`: text, json or junit"},

@@ -16,6 +16,13 @@ const (
 	exitOK       = 0
 	exitMismatch = 1
 	exitError    = 2
+	// exitNotReDerivable: an audit found no mismatch, but part of the claim could not be
+	// re-derived (the evaluator cannot evaluate it exactly as the claim's producer would), so
+	// it is neither confirmed nor contradicted (docs/decisions.md, "Audit: not re-derivable").
+	exitNotReDerivable = 3
+	// exitPartial: kensa import imported every run it could read, and reported the files it
+	// could not (docs/decisions.md, "kensa import: partial imports").
+	exitPartial = 4
 )
 
 // errBadUsage marks a command line that cannot be run as written.

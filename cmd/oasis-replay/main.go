@@ -65,7 +65,11 @@ const exitStatusHelp = `EXIT STATUS:
    1  mismatch or integrity failure: a verdict differs from the claim or the golden copy,
       or stored/archived content does not match its digest
    2  bad usage or bad input: unknown flags or commands, unreadable or malformed input,
-      unknown bundle, or any other error`
+      unknown bundle, or any other error
+   3  (audit) not re-derivable: no mismatch, but part of the claim cannot be evaluated exactly
+      as its producer would, so it is neither confirmed nor contradicted
+   4  (kensa import) partial: every readable run was imported; the files that could not be
+      read are listed with their reasons`
 
 // readExitStatus states the exit statuses of the commands that only read the store.
 const readExitStatus = "Exit status: 0 success; 1 the store's content does not match its digests; 2 bad usage,\n" +

@@ -143,7 +143,8 @@ func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest)
 	}
 	diffs := ekensa.Compare(res.Result, *claimed)
 	audit := kensaAudit{Bundle: d, Scenario: res.Result.ScenarioID, Case: res.Result.Case, RunID: b.Manifest.RunID,
-		Status: res.Result.Status, Verdict: res.Verdict, Reproduced: ekensa.Reproduced(diffs), Differences: []kensaDifference{}}
+		Status: res.Result.Status, Verdict: res.Verdict, Reproduced: ekensa.Reproduced(diffs), Outcome: ekensa.Outcome(diffs),
+		Differences: []kensaDifference{}}
 	for _, df := range diffs {
 		audit.Differences = append(audit.Differences, kensaDifference{Difference: df,
 			Evidence: ekensa.Cite(b.Evidence, res.Result.CheckType(df.Field))})
@@ -159,20 +160,25 @@ func auditKensa(c *cli.Context, s store.Store, d store.Digest, _ store.Manifest)
 	if err != nil {
 		return err
 	}
-	if !audit.Reproduced {
+	switch audit.Outcome {
+	case ekensa.OutcomeMismatch:
 		return reported{status: exitMismatch}
+	case ekensa.OutcomeNotReDerivable:
+		return reported{status: exitNotReDerivable}
 	}
 	return nil
 }
 
 type kensaAudit struct {
-	Bundle      store.Digest      `json:"bundle"`
-	Scenario    string            `json:"scenario"`
-	Case        int               `json:"case"`
-	RunID       string            `json:"run_id"`
-	Status      string            `json:"status"`
-	Verdict     store.Digest      `json:"verdict"`
-	Reproduced  bool              `json:"reproduced"`
+	Bundle     store.Digest `json:"bundle"`
+	Scenario   string       `json:"scenario"`
+	Case       int          `json:"case"`
+	RunID      string       `json:"run_id"`
+	Status     string       `json:"status"`
+	Verdict    store.Digest `json:"verdict"`
+	Reproduced bool         `json:"reproduced"`
+	// Outcome is reproduced, not-re-derivable or mismatch (ekensa.Outcome).
+	Outcome     string            `json:"outcome"`
 	Differences []kensaDifference `json:"differences"`
 }
 
@@ -186,10 +192,13 @@ type kensaDifference struct {
 // which does not.
 func (a *kensaAudit) writeText(w io.Writer) error {
 	p := textout.New(w)
-	notes := 0
+	notes, cannot := 0, 0
 	for _, d := range a.Differences {
-		if d.Wording != "" {
+		switch {
+		case d.Wording != "":
 			notes++
+		case d.NotReDerivable != "":
+			cannot++
 		}
 	}
 	status := a.Status
@@ -202,12 +211,17 @@ func (a *kensaAudit) writeText(w io.Writer) error {
 			a.RunID, a.Scenario, status, notes)
 	case a.Reproduced:
 		p.Line("kensa run %s, scenario %s: Kensa's recorded result (%s) is re-derived exactly from the evidence", a.RunID, a.Scenario, status)
+	case a.Outcome == ekensa.OutcomeNotReDerivable:
+		p.Line("kensa run %s, scenario %s: Kensa's recorded result cannot be re-derived here: %d difference(s) are about what this evaluator cannot evaluate as Kensa would; none contradicts the evidence",
+			a.RunID, a.Scenario, cannot)
 	default:
-		p.Line("kensa run %s, scenario %s: %d difference(s) from Kensa's recorded result, %d of them of wording only", a.RunID, a.Scenario, len(a.Differences), notes)
+		p.Line("kensa run %s, scenario %s: %d difference(s) from Kensa's recorded result, %d of them of wording only, %d not re-derivable", a.RunID, a.Scenario, len(a.Differences), notes, cannot)
 	}
 	for _, d := range a.Differences {
 		kind := "differs"
 		switch {
+		case d.NotReDerivable != "":
+			kind = "not-re-derivable"
 		case d.Decisive:
 			kind = "MISMATCH"
 		case d.Wording != "":
@@ -216,6 +230,10 @@ func (a *kensaAudit) writeText(w io.Writer) error {
 		p.Line("  %s %s: Kensa recorded %s, the evidence gives %s", kind, d.Field, d.Claimed, d.Derived)
 		if d.Wording != "" {
 			p.Line("      wording only: %s", d.Wording)
+			continue
+		}
+		if d.NotReDerivable != "" {
+			p.Line("      cause: %s", d.NotReDerivable)
 			continue
 		}
 		for _, e := range d.Evidence {
@@ -247,7 +265,7 @@ func (a *kensaAudit) writeJUnit(w io.Writer, r *ekensa.Result) error {
 	byField := func(prefix string) *failure {
 		var msgs []string
 		for _, d := range a.Differences {
-			if d.Wording == "" && (d.Field == prefix || strings.HasPrefix(d.Field, prefix+".")) {
+			if d.Wording == "" && d.NotReDerivable == "" && (d.Field == prefix || strings.HasPrefix(d.Field, prefix+".")) {
 				msgs = append(msgs, fmt.Sprintf("%s: Kensa recorded %s, the evidence gives %s", d.Field, d.Claimed, d.Derived))
 			}
 		}

@@ -21,6 +21,39 @@ type Difference struct {
 	// Python's words and in Go's — and such a difference is a note: the result is still
 	// re-derived exactly (Reproduced). Decisive differences are never wording.
 	Wording string `json:"wording,omitempty"`
+	// NotReDerivable, when set, is why this evaluator cannot evaluate what the difference is
+	// about exactly as Kensa would (a check it does not reproduce, a search past its step
+	// budget): the claim is neither confirmed nor contradicted, so the difference is no
+	// mismatch (Outcome). Wording and NotReDerivable are never both set.
+	NotReDerivable string `json:"not_re_derivable,omitempty"`
+}
+
+// Outcomes of an audit of a Kensa result (Outcome).
+const (
+	// OutcomeReproduced: Kensa's result is re-derived exactly (differences of wording only).
+	OutcomeReproduced = "reproduced"
+	// OutcomeNotReDerivable: no difference contradicts Kensa's result, but some could not be
+	// re-derived (Difference.NotReDerivable).
+	OutcomeNotReDerivable = "not-re-derivable"
+	// OutcomeMismatch: at least one difference contradicts Kensa's result.
+	OutcomeMismatch = "mismatch"
+)
+
+// Outcome is what diffs say of Kensa's recorded result: a mismatch if any difference is more
+// than wording and was re-derivable, not-re-derivable if some could not be, reproduced
+// otherwise.
+func Outcome(diffs []Difference) string {
+	out := OutcomeReproduced
+	for _, d := range diffs {
+		switch {
+		case d.Wording != "":
+		case d.NotReDerivable != "":
+			out = OutcomeNotReDerivable
+		default:
+			return OutcomeMismatch
+		}
+	}
+	return out
 }
 
 // Reproduced reports whether diffs leave Kensa's recorded result re-derived exactly: none of
@@ -64,6 +97,15 @@ func Compare(r *Result, claimed pyvalue.Value) []Difference {
 	if d := add("error", get(claimed, "error"), optStr(r.Error), false); d != nil && sameStatus {
 		d.Wording = errorWording(r, get(claimed, "error"))
 	}
+	cause := notReDerivable(r)
+	if cause != "" {
+		// The status and the error follow from a check this evaluator could not evaluate.
+		for i := range diffs {
+			if diffs[i].Field == "status" || diffs[i].Field == "error" {
+				diffs[i].Wording, diffs[i].NotReDerivable = "", cause
+			}
+		}
+	}
 	claimedChecks := get(claimed, "check_results").Items()
 	if len(claimedChecks) != len(r.CheckResults) {
 		diffs = append(diffs, Difference{Field: "check_results", Claimed: fmt.Sprintf("%d checks", len(claimedChecks)),
@@ -79,6 +121,13 @@ func Compare(r *Result, claimed pyvalue.Value) []Difference {
 		}
 		add(f+".scores", get(c, "scores"), scoresValue(d.Scores), false)
 		add(f+".diagnostics", get(c, "diagnostics"), d.Diagnostics, false)
+		if d.Unsupported {
+			for j := range diffs {
+				if strings.HasPrefix(diffs[j].Field, f+".") && diffs[j].Field != f+".check" {
+					diffs[j].Wording, diffs[j].NotReDerivable = "", d.Detail
+				}
+			}
+		}
 	}
 	add("metrics", get(claimed, "metrics"), metricsValue(r), false)
 	ct, haveTrace := claimed.Get("trace")
@@ -92,6 +141,17 @@ func Compare(r *Result, claimed pyvalue.Value) []Difference {
 		}
 	}
 	return diffs
+}
+
+// notReDerivable is why r's status cannot be taken for Kensa's: the detail of the first check
+// this evaluator could not evaluate as Kensa would, "" when there is none.
+func notReDerivable(r *Result) string {
+	for i, c := range r.CheckResults {
+		if c.Unsupported {
+			return fmt.Sprintf("check_results[%d] (%s): %s", i, c.Check, c.Detail)
+		}
+	}
+	return ""
 }
 
 // errorWording is why the error Kensa recorded differs from r's in words only, "" when it
