@@ -86,39 +86,83 @@ func CheckParams() map[string][]string {
 	return out
 }
 
-// ValidateParams checks the params of a check as written in a scenario: known names, the
-// right types, required ones present. A string holding a {{field}} placeholder stands for a
-// dataset value and is checked after substitution (ValidateRuntimeParams); without a dataset
-// it is an error.
+// ValidateParams checks the params of a check as written in a scenario: the right types, and
+// the params Kensa's Check model requires (models.Check._validate_params: the lists of
+// tools_called, tools_not_called and tool_order, trajectory's steps). A string holding a
+// {{field}} placeholder stands for a dataset value and is checked after substitution
+// (ValidateRuntimeParams); without a dataset a bare one is accepted as Kensa accepts it (the
+// check then fails at run time with Kensa's message) and an embedded one is literal text.
+// What Kensa accepts and a stricter reader might not is listed by ParamWarnings instead.
 func ValidateParams(checkType string, params pyvalue.Value, hasDataset bool) error {
 	specs := checkParams[checkType]
 	var problems []string
 	params.Members(func(name string, v pyvalue.Value) {
 		spec, ok := specs[name]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("unknown param %q (%s takes %s)", name, checkType, paramNames(specs)))
-			return
+			return // pydantic keeps it in the dict; no check reads it (ParamWarnings)
 		}
 		if err := checkParam(name, spec, v, hasDataset); err != nil {
 			problems = append(problems, err.Error())
 		}
 	})
 	for _, name := range sortedNames(specs) {
-		if _, ok := params.Get(name); specs[name].required && !ok {
+		if _, ok := params.Get(name); specs[name].required && kensaRequires(checkType) && !ok {
 			problems = append(problems, fmt.Sprintf("missing param %q", name))
-		}
-	}
-	if checkType == CheckMaxCost {
-		_, a := params.Get("max_usd")
-		_, b := params.Get("max")
-		if !a && !b {
-			problems = append(problems, `missing param "max_usd"`)
 		}
 	}
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// kensaRequires reports whether Kensa's Check model refuses a check of this type without its
+// required param: the list checks and trajectory. The others read a default (checks.py:
+// value and pattern "", limits +inf).
+func kensaRequires(checkType string) bool {
+	_, list := listParams[checkType]
+	return list || checkType == CheckTrajectory
+}
+
+// ParamWarnings lists what, in the params of a check, Kensa accepts and a stricter reader
+// would refuse: an unknown param (ignored), a {{placeholder}} in a scenario without a dataset
+// (literal text, or for a list param a failure at run time), a param left to Kensa's default.
+func ParamWarnings(checkType string, params pyvalue.Value, hasDataset bool) []string {
+	specs := checkParams[checkType]
+	var out []string
+	params.Members(func(name string, v pyvalue.Value) {
+		if _, ok := specs[name]; !ok {
+			out = append(out, fmt.Sprintf("unknown param %q, ignored as Kensa ignores it (%s takes %s)", name, checkType, paramNames(specs)))
+			return
+		}
+		if s, ok := v.AsStr(); ok && !hasDataset && strings.Contains(s, "{{") {
+			out = append(out, fmt.Sprintf("param %q: placeholder %s but the scenario has no dataset: Kensa takes it as it is", name, pyvalue.StrRepr(s)))
+		}
+	})
+	for _, name := range sortedNames(specs) {
+		if _, ok := params.Get(name); specs[name].required && !kensaRequires(checkType) && !ok {
+			out = append(out, fmt.Sprintf("missing param %q: Kensa's default applies (%s)", name, kensaDefault(name)))
+		}
+	}
+	if checkType == CheckMaxCost {
+		_, a := params.Get("max_usd")
+		_, b := params.Get("max")
+		if !a && !b {
+			out = append(out, `missing param "max_usd": Kensa's default applies (no limit)`)
+		}
+	}
+	return out
+}
+
+// kensaDefault says what checks.py reads for an absent param.
+func kensaDefault(name string) string {
+	switch name {
+	case "value":
+		return `"", found in any output`
+	case "pattern":
+		return `"", matching any output`
+	}
+	return "no limit"
 }
 
 func paramNames(specs map[string]paramSpec) string {
@@ -139,9 +183,8 @@ func sortedNames(specs map[string]paramSpec) []string {
 
 func checkParam(name string, spec paramSpec, v pyvalue.Value, hasDataset bool) error {
 	if s, ok := v.AsStr(); ok && strings.Contains(s, "{{") {
-		if !hasDataset {
-			return fmt.Errorf("param %q: placeholder %s but the scenario has no dataset", name, pyvalue.StrRepr(s))
-		}
+		// A bare placeholder passes Kensa's Check model with or without a dataset; an embedded
+		// one is a string like any other.
 		if spec.kind == paramStr || IsBarePlaceholder(s) {
 			return nil
 		}
@@ -220,7 +263,8 @@ func checkSteps(v pyvalue.Value, hasDataset bool) error {
 				}
 			case k == "args":
 				if m.Kind() != pyvalue.KindDict {
-					if s, ok := m.AsStr(); !ok || !hasDataset || !IsBarePlaceholder(s) {
+					// A bare placeholder passes Kensa's Check model, dataset or not.
+					if s, ok := m.AsStr(); !ok || !IsBarePlaceholder(s) {
 						err = fmt.Errorf("trajectory: steps[%d].args must be a mapping", i)
 					}
 				}

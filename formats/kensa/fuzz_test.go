@@ -27,7 +27,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: max_turns\n    params: {max: \"4\"}\n":                                                                  "must be a number",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: trajectory\n    params: {steps: [{tool: t}]}\n  - type: trajectory\n    params: {steps: [{tool: t}]}\n": "at most one 'trajectory'",
 		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: tools_called\n    params: {tools: lookup}\n":                                                            "bare string",
-		"id: a\nname: b\nrun_command: [x]\nbogus: 1\n":                                                                                                                "s.yaml:4:8: bogus: unknown field",
+		"id: a\nname: b\nrun_command: [x]\nchecks:\n  - type: tools_called\n":                                                                                         "missing param \"tools\"",
 		"id: [a\n": "s.yaml",
 	}
 	for doc, want := range tests {

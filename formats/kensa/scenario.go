@@ -1,6 +1,7 @@
 package kensa
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -34,6 +35,11 @@ type Scenario struct {
 	Judge          *string
 	TraceRefs      []string
 	FailurePattern *string
+	// Warnings are what Kensa accepts and a stricter reader would refuse: an unknown field or
+	// check param (pydantic ignores them), a {{placeholder}} in a check of a scenario without a
+	// dataset (it stays literal), a check param left to Kensa's default. Each is a *doc.Error
+	// naming its place; kensa run and kensa import print them and refuse them with --strict.
+	Warnings []error
 }
 
 // EnvVar is one env_overrides entry, in file order.
@@ -65,11 +71,12 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := newFields(root, "a scenario", scenarioFields, pyYAMLScalar)
+	f, err := newFields(root, "a scenario", nil, pyYAMLScalar)
 	if err != nil {
 		return nil, err
 	}
 	s := &Scenario{File: file, Source: "code"}
+	s.warnUnknown(root, scenarioFields)
 	s.ID = f.str("id", true)
 	s.Name = f.str("name", true)
 	s.Description = f.str("description", false)
@@ -98,6 +105,25 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		return nil, f.err
 	}
 	return s, nil
+}
+
+// warnUnknown adds a warning for each member of n whose name is not in known: Kensa's models
+// (pydantic, extra fields ignored) accept and ignore it.
+func (s *Scenario) warnUnknown(n *doc.Node, known []string) {
+	for _, m := range n.Members() {
+		if !slices.Contains(known, m.Key) {
+			s.Warnings = append(s.Warnings, invalid(m.Value, "unknown field, ignored as Kensa ignores it (known: %s)", strings.Join(known, ", ")))
+		}
+	}
+}
+
+// StrictError is the first of s's warnings as an error (ErrInvalid), nil when there is none:
+// what a reader that refuses what Kensa only tolerates (--strict) returns.
+func (s *Scenario) StrictError() error {
+	if len(s.Warnings) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w (refused by --strict; Kensa accepts it)", s.Warnings[0])
 }
 
 func validJudgeName(name string) bool {
@@ -198,10 +224,11 @@ func (s *Scenario) readChecks(f *fields) {
 }
 
 func (s *Scenario) readCheck(n *doc.Node) (Check, error) {
-	cf, err := newFields(n, "a check", []string{"type", "params", "description"}, pyYAMLScalar)
+	cf, err := newFields(n, "a check", nil, pyYAMLScalar)
 	if err != nil {
 		return Check{}, err
 	}
+	s.warnUnknown(n, []string{"type", "params", "description"})
 	c := Check{Line: n.Pos().Line, Params: pyvalue.NewDict(nil, nil)}
 	c.Type = cf.str("type", true)
 	if cf.err == nil && !slices.Contains(CheckTypes, c.Type) {
@@ -219,12 +246,15 @@ func (s *Scenario) readCheck(n *doc.Node) (Check, error) {
 	if cf.err != nil {
 		return Check{}, cf.err
 	}
+	at := pn
+	if at == nil {
+		at = n
+	}
 	if err := ValidateParams(c.Type, c.Params, s.Dataset != ""); err != nil {
-		at := pn
-		if at == nil {
-			at = n
-		}
 		return Check{}, invalid(at, "%v", err)
+	}
+	for _, w := range ParamWarnings(c.Type, c.Params, s.Dataset != "") {
+		s.Warnings = append(s.Warnings, invalid(at, "%s", w))
 	}
 	return c, nil
 }
