@@ -2,6 +2,7 @@ package evallib
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -215,6 +216,28 @@ type Draft struct {
 	Traces      []string `json:"traces"`
 	// Why says in a sentence what was seen.
 	Why string `json:"why"`
+}
+
+// MarshalJSON writes a draft as the API answers it: its confidence a JSON number, its scenario
+// the JSON object itself (the canonical document), not a string holding it (issue "The Eval
+// Library API to the letter").
+func (d Draft) MarshalJSON() ([]byte, error) {
+	scenario := json.RawMessage(d.Document)
+	if !json.Valid(scenario) {
+		return nil, fmt.Errorf("evallib: draft %s: the scenario is not JSON", d.Pattern)
+	}
+	traces := d.Traces
+	if traces == nil {
+		traces = []string{}
+	}
+	return json.Marshal(struct {
+		Pattern     string          `json:"pattern"`
+		Confidence  json.Number     `json:"confidence"`
+		Scenario    json.RawMessage `json:"scenario"`
+		Invocations int             `json:"invocations"`
+		Traces      []string        `json:"traces"`
+		Why         string          `json:"why"`
+	}{d.Pattern, json.Number(trimZeros(d.Confidence)), scenario, d.Invocations, traces, d.Why})
 }
 
 // DraftSet is the drafts made from a set of spans, with the window they cover.

@@ -51,17 +51,19 @@ func (m *MatrixSummary) Runs(f RunFilter) []RunRow {
 }
 
 // Summary is the dashboard of a matrix: match rates, the shift distribution, the flagged
-// count and the review queue's states.
+// count and the review queue's states. Matrix and Agent are null before the store holds a
+// matrix (EmptySummary). Match rates are fractions from 0 to 1, not percentages
+// (docs/decisions.md, "Eval Library API: numbers and units").
 type Summary struct {
-	Matrix            store.Digest        `json:"matrix"`
-	Agent             store.AgentIdentity `json:"agent"`
-	Scenarios         int                 `json:"scenarios"`
-	Cells             int                 `json:"cells"`
-	Runs              int                 `json:"runs"`
-	MatchRate         summaryRates        `json:"match_rate"`
-	ShiftDistribution map[string]any      `json:"shift_distribution"`
-	Flagged           int                 `json:"flagged"`
-	Review            map[string]int      `json:"review"`
+	Matrix            *store.Digest        `json:"matrix"`
+	Agent             *store.AgentIdentity `json:"agent"`
+	Scenarios         int                  `json:"scenarios"`
+	Cells             int                  `json:"cells"`
+	Runs              int                  `json:"runs"`
+	MatchRate         summaryRates         `json:"match_rate"`
+	ShiftDistribution map[string]any       `json:"shift_distribution"`
+	Flagged           int                  `json:"flagged"`
+	Review            map[string]int       `json:"review"`
 }
 
 type summaryRates struct {
@@ -74,9 +76,10 @@ type summaryRates struct {
 // Summarize builds the dashboard of m; reviews are every review item.
 func Summarize(m *MatrixSummary, reviews []ReviewItem) *Summary {
 	r := NewReport(m, nil)
-	s := &Summary{Matrix: m.Bundle, Agent: m.Manifest.Agent, Scenarios: len(m.Manifest.Scenarios), Cells: len(m.Verdict.Cells),
-		Flagged: m.Verdict.Flagged, Review: map[string]int{store.EvalReviewOpen: 0, store.EvalReviewAcknowledged: 0, store.EvalReviewResolved: 0},
-		ShiftDistribution: map[string]any{"green": r.Distribution.Green, "amber": r.Distribution.Amber, "red": r.Distribution.Red, "bins": r.Distribution.Bins}}
+	s := emptySummary(reviews)
+	s.Matrix, s.Agent, s.Scenarios, s.Cells = &m.Bundle, &m.Manifest.Agent, len(m.Manifest.Scenarios), len(m.Verdict.Cells)
+	s.Flagged = m.Verdict.Flagged
+	s.ShiftDistribution = map[string]any{"green": r.Distribution.Green, "amber": r.Distribution.Amber, "red": r.Distribution.Red, "bins": r.Distribution.Bins}
 	var all, base, vars tally
 	by := map[string]*tally{}
 	for i := range m.Verdict.Cells {
@@ -97,6 +100,20 @@ func Summarize(m *MatrixSummary, reviews []ReviewItem) *Summary {
 	for v, t := range by {
 		s.MatchRate.ByVariation[v] = t.rate()
 	}
+	return s
+}
+
+// EmptySummary is the dashboard of a store without a matrix: no matrix, zero counts, null
+// rates, an empty distribution, and the review queue as it is (a dashboard's first call on a
+// fresh store answers, as the runs list does).
+func EmptySummary(reviews []ReviewItem) *Summary {
+	return emptySummary(reviews)
+}
+
+func emptySummary(reviews []ReviewItem) *Summary {
+	s := &Summary{Review: map[string]int{store.EvalReviewOpen: 0, store.EvalReviewAcknowledged: 0, store.EvalReviewResolved: 0},
+		ShiftDistribution: map[string]any{"green": 0, "amber": 0, "red": 0, "bins": [10]int{}},
+		MatchRate:         summaryRates{ByVariation: map[string]number{}}}
 	for _, it := range reviews {
 		s.Review[it.State]++
 	}

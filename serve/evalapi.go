@@ -77,6 +77,7 @@ func (a *EvalAPI) Routes(mux *http.ServeMux) {
 	mux.Handle("/api/v1/eval/summary", a.method(http.MethodGet, a.summary))
 	mux.Handle("/api/v1/eval/review", a.method(http.MethodGet, a.listReview))
 	mux.Handle("/api/v1/eval/review/{item}", a.method(http.MethodPost, a.changeReview))
+	mux.Handle("/api/v1/openapi.json", a.method(http.MethodGet, serveOpenAPI))
 	mux.Handle("/eval/report", a.method(http.MethodGet, a.reportPage))
 	mux.Handle("/eval/review", a.method(http.MethodGet, a.reviewPage))
 }
@@ -126,16 +127,24 @@ func (a *EvalAPI) sealOpener() evalrun.Opener {
 	}
 }
 
-// inputError turns the library's bad-input errors into a 400 (or 404 for unknown things), and
-// leaves the others as they are.
+// inputError turns the library's bad-input errors into a 400 naming the member of the body
+// that is wrong (an unknown scenario or variation named in a matrix request included: the body
+// is what is wrong, docs/decisions.md "Eval Library API: errors"), a 404 for no matrix, a 409
+// for a review change out of turn, and leaves the others as they are.
 func inputError(err error) error {
 	var de *doc.Error
 	switch {
-	case errors.Is(err, evallib.ErrUnknownScenario), errors.Is(err, evalfmt.ErrUnknownVariation), errors.Is(err, evallib.ErrNoMatrix):
+	case errors.Is(err, evallib.ErrUnknownScenario):
+		return FieldErrorf("scenario_ids", "invalid_input", "scenario_ids: %v", err)
+	case errors.Is(err, evalfmt.ErrUnknownVariation):
+		return FieldErrorf("variation_types", "invalid_input", "variation_types: %v", err)
+	case errors.Is(err, evallib.ErrNoMatrix):
 		return Errorf(http.StatusNotFound, "not_found", "%v", err)
 	case errors.Is(err, evallib.ErrReview):
 		return Errorf(http.StatusConflict, "review_conflict", "%v", err)
-	case errors.Is(err, evalfmt.ErrScenario), errors.Is(err, evalmetric.ErrThreshold), errors.As(err, &de):
+	case errors.As(err, &de):
+		return FieldErrorf(de.Path.String(), "invalid_input", "%v", err)
+	case errors.Is(err, evalfmt.ErrScenario), errors.Is(err, evalmetric.ErrThreshold):
 		return Errorf(http.StatusBadRequest, "invalid_input", "%v", err)
 	}
 	return err
@@ -254,6 +263,18 @@ func (a *EvalAPI) summary(w http.ResponseWriter, r *http.Request) error {
 		reviews, err = evallib.Reviews(r.Context(), st, "")
 		return err
 	})
+	if errors.Is(err, evallib.ErrNoMatrix) && r.URL.Query().Get("matrix") == "" {
+		// Before any matrix the dashboard still answers, with zero counts, as /runs does.
+		err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
+			reviews, err = evallib.Reviews(r.Context(), st, "")
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		WriteJSON(w, http.StatusOK, evallib.EmptySummary(reviews))
+		return nil
+	}
 	if err != nil {
 		return inputError(err)
 	}
@@ -271,9 +292,9 @@ func (a *EvalAPI) listReview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]*store.EvalReview, len(items))
+	out := make([]reviewJSON, len(items))
 	for i, it := range items {
-		out[i] = it.EvalReview
+		out[i] = reviewView(it.EvalReview)
 	}
 	WriteJSON(w, http.StatusOK, map[string]any{"items": out})
 	return nil
@@ -291,7 +312,7 @@ func (a *EvalAPI) changeReview(w http.ResponseWriter, r *http.Request) error {
 		Note  string `json:"note" doc:"required"`
 	}
 	if err := doc.Decode(n, &body); err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_input", "%v", err)
+		return bodyError(err)
 	}
 	who := ClaimsOf(r.Context()).Subject
 	if who == "" {
@@ -305,7 +326,7 @@ func (a *EvalAPI) changeReview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return inputError(err)
 	}
-	WriteJSON(w, http.StatusOK, item.EvalReview)
+	WriteJSON(w, http.StatusOK, reviewView(item.EvalReview))
 	return nil
 }
 

@@ -207,11 +207,11 @@ func TestEvalAPI(t *testing.T) {
 		{http.MethodPost, "/api/v1/eval/scenarios", `{"pad": "` + strings.Repeat("x", 5000) + `"}`, 413, "body_too_large", "larger than 4096 bytes"},
 		{http.MethodPost, "/api/v1/eval/scenarios", ``, 400, "empty_body", "empty"},
 		{http.MethodDelete, "/api/v1/eval/scenarios", ``, 405, "method_not_allowed", "DELETE is not allowed"},
-		{http.MethodPost, "/api/v1/eval/matrix", `{"scenario_ids": ["nope"]}`, 404, "not_found", `unknown scenario \"nope\"`},
-		{http.MethodPost, "/api/v1/eval/matrix", `{"variation_types": ["panic"]}`, 404, "not_found", `unknown variation \"panic\"`},
+		{http.MethodPost, "/api/v1/eval/matrix", `{"scenario_ids": ["nope"]}`, 400, "invalid_input", `unknown scenario \"nope\"`},
+		{http.MethodPost, "/api/v1/eval/matrix", `{"variation_types": ["panic"]}`, 400, "invalid_input", `unknown variation \"panic\"`},
 		{http.MethodPost, "/api/v1/eval/matrix", `{"parallel": "yes"}`, 400, "invalid_input", "parallel"},
 		{http.MethodPost, "/api/v1/eval/matrix", `{"scenarios": []}`, 400, "invalid_input", "scenarios"},
-		{http.MethodGet, "/api/v1/eval/summary", ``, 404, "not_found", "no matrix"},
+		{http.MethodGet, "/api/v1/eval/summary?matrix=sha256:00", ``, 404, "not_found", "sha256:00"},
 		{http.MethodGet, "/api/v1/eval/runs?flagged=maybe", ``, 400, "bad_filter", "flagged"},
 		{http.MethodGet, "/api/v1/eval/matrix/job-99", ``, 404, "not_found", "job-99"},
 		{http.MethodPost, "/api/v1/eval/scenarios/auto-generate", `{"lookback_hours": 0}`, 400, "invalid_input", "lookback_hours"},
@@ -267,7 +267,9 @@ func TestEvalAPI(t *testing.T) {
 	}
 
 	var queue struct {
-		Items []store.EvalReview `json:"items"`
+		Items []struct {
+			Item string `json:"item"`
+		} `json:"items"`
 	}
 	decode(t, call(t, srv, http.MethodGet, "/api/v1/eval/review?state=open", tok, ""), &queue)
 	if len(queue.Items) != 1 {
@@ -340,9 +342,9 @@ func TestAutoGenerate(t *testing.T) {
 		Note   string `json:"note"`
 		Spans  int    `json:"spans"`
 		Drafts []struct {
-			Pattern    string `json:"pattern"`
-			Confidence string `json:"confidence"`
-			Scenario   string `json:"scenario"`
+			Pattern    string          `json:"pattern"`
+			Confidence float64         `json:"confidence"`
+			Scenario   json.RawMessage `json:"scenario"`
 		} `json:"drafts"`
 	}
 	tests := []struct {
@@ -376,7 +378,7 @@ func TestAutoGenerate(t *testing.T) {
 	if len(first.Drafts) == 0 {
 		t.Fatal("no draft")
 	}
-	r := call(t, srv, http.MethodPost, "/api/v1/eval/scenarios", tok, first.Drafts[0].Scenario)
+	r := call(t, srv, http.MethodPost, "/api/v1/eval/scenarios", tok, string(first.Drafts[0].Scenario))
 	if r.status != http.StatusCreated || !bytes.Contains(r.body, []byte(`"id":"scn_`)) {
 		t.Errorf("POST the first draft: %d %s", r.status, r.body)
 	}

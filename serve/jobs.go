@@ -107,7 +107,7 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 	}
 	var req matrixRequest
 	if err := doc.Decode(n, &req); err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_input", "%v", err)
+		return bodyError(err)
 	}
 	parallel, err := a.parallelOf(req.Parallel)
 	if err != nil {
@@ -118,7 +118,7 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 		runs = a.cfg.Runs
 	}
 	if runs < 1 || runs > 1000 {
-		return Errorf(http.StatusBadRequest, "invalid_input", "runs %d: want 1 to 1000", runs)
+		return FieldErrorf("runs", "invalid_input", "runs %d: want 1 to 1000", runs)
 	}
 	var plan *evallib.Plan
 	err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
@@ -165,7 +165,7 @@ func (a *EvalAPI) parallelOf(n *doc.Node) (int, error) {
 			return int(p), nil
 		}
 	}
-	return 0, Errorf(http.StatusBadRequest, "invalid_input", "parallel: want true, false or a number from 1 to 64")
+	return 0, FieldErrorf("parallel", "invalid_input", "parallel: want true, false or a number from 1 to 64")
 }
 
 func (a *EvalAPI) matrixJob(w http.ResponseWriter, r *http.Request) error {
@@ -177,13 +177,28 @@ func (a *EvalAPI) matrixJob(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// autoGenerateRequest is the body of POST /api/v1/eval/scenarios/auto-generate.
+// autoGenerateRequest is the body of POST /api/v1/eval/scenarios/auto-generate: the
+// description's fields, plus save, which adds the drafts to the library.
 type autoGenerateRequest struct {
 	DeviceID      string `json:"device_id"`
 	LookbackHours int    `json:"lookback_hours"`
 	MaxScenarios  int    `json:"max_scenarios"`
+	Save          bool   `json:"save"`
 }
 
+// savedDraft is a draft the request saved: the scenario id, its version in the library, and
+// whether this request created it (false: the library held it already).
+type savedDraft struct {
+	ID      string       `json:"id"`
+	Version int          `json:"version"`
+	Created bool         `json:"created"`
+	Object  store.Digest `json:"object"`
+}
+
+// autoGenerate drafts scenarios from the recorded skill.invoke spans (description,
+// "Auto-Generating from Telemetry"); with "save": true it adds them to the library as drafts
+// (source traces, their confidence kept), so that "generates scenarios" holds, and says which
+// ids it created (docs/decisions.md, "Eval Library API: auto-generate saves").
 func (a *EvalAPI) autoGenerate(w http.ResponseWriter, r *http.Request) error {
 	n, _, err := a.parseBody(w, r)
 	if err != nil {
@@ -191,20 +206,37 @@ func (a *EvalAPI) autoGenerate(w http.ResponseWriter, r *http.Request) error {
 	}
 	req := autoGenerateRequest{LookbackHours: 168, MaxScenarios: 20}
 	if err := doc.Decode(n, &req); err != nil {
-		return Errorf(http.StatusBadRequest, "invalid_input", "%v", err)
+		return bodyError(err)
 	}
-	if req.LookbackHours < 1 || req.MaxScenarios < 1 || req.MaxScenarios > 1000 {
-		return Errorf(http.StatusBadRequest, "invalid_input", "lookback_hours must be positive and max_scenarios from 1 to 1000")
+	if req.LookbackHours < 1 {
+		return FieldErrorf("lookback_hours", "invalid_input", "lookback_hours %d: want a positive number of hours", req.LookbackHours)
+	}
+	if req.MaxScenarios < 1 || req.MaxScenarios > 1000 {
+		return FieldErrorf("max_scenarios", "invalid_input", "max_scenarios %d: want 1 to 1000", req.MaxScenarios)
 	}
 	var drafts *evallib.DraftSet
-	err = a.withStore(r.Context(), false, func(st store.Store) (err error) {
+	saved := []savedDraft{}
+	err = a.withStore(r.Context(), req.Save, func(st store.Store) (err error) {
 		drafts, err = evallib.DraftFromStore(r.Context(), st,
 			evallib.DraftOptions{LookbackHours: req.LookbackHours, Max: req.MaxScenarios, Device: req.DeviceID})
-		return err
+		if err != nil || !req.Save {
+			return err
+		}
+		for _, d := range drafts.Drafts {
+			added, err := evallib.AddScenario(r.Context(), st, d.Scenario, "auto-generate", []byte(d.Document))
+			if err != nil {
+				return err
+			}
+			saved = append(saved, savedDraft{ID: added.ID, Version: added.Version, Created: added.Created, Object: added.Object})
+		}
+		return nil
 	})
 	if err != nil {
 		return inputError(err)
 	}
-	WriteJSON(w, http.StatusOK, drafts)
+	WriteJSON(w, http.StatusOK, struct {
+		*evallib.DraftSet
+		Saved []savedDraft `json:"saved"`
+	}{drafts, saved})
 	return nil
 }

@@ -46,12 +46,14 @@ func Run(ctx context.Context, l net.Listener, handler http.Handler) error {
 // ShutdownGrace is how long in-flight requests get when a server stops.
 const ShutdownGrace = 5 * time.Second
 
-// APIError is an error as the servers answer it: {"error": {"code", "message"}} with an HTTP
-// status.
+// APIError is an error as the servers answer it: {"error": {"code", "message", "field"}} with
+// an HTTP status. Field, when not empty, names the member of the request that is wrong (a path
+// such as "variation_types[1]" or "input_context.event").
 type APIError struct {
 	Status  int
 	Code    string
 	Message string
+	Field   string
 }
 
 func (e *APIError) Error() string { return e.Code + ": " + e.Message }
@@ -59,6 +61,13 @@ func (e *APIError) Error() string { return e.Code + ": " + e.Message }
 // Errorf returns an APIError.
 func Errorf(status int, code, format string, args ...any) *APIError {
 	return &APIError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf returns an APIError of a bad request member: a 400 naming field.
+func FieldErrorf(field, code, format string, args ...any) *APIError {
+	e := Errorf(http.StatusBadRequest, code, format, args...)
+	e.Field = field
+	return e
 }
 
 // WriteJSON answers v as JSON with status.
@@ -81,7 +90,11 @@ func WriteError(w http.ResponseWriter, err error) {
 	if !errors.As(err, &e) {
 		e = Errorf(http.StatusInternalServerError, "internal", "%v", err)
 	}
-	body := map[string]any{"error": map[string]string{"code": e.Code, "message": e.Message}}
+	fields := map[string]string{"code": e.Code, "message": e.Message}
+	if e.Field != "" {
+		fields["field"] = e.Field
+	}
+	body := map[string]any{"error": fields}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -22,16 +22,20 @@ func serveAPICommand() *cli.Command {
 			"  POST /api/v1/eval/scenarios                 add a scenario (the body is the scenario JSON)\n" +
 			"  GET  /api/v1/eval/scenarios                 list the scenarios\n" +
 			"  POST /api/v1/eval/scenarios/auto-generate   draft scenarios from recorded skill.invoke spans\n" +
+			"                                              ({device_id, lookback_hours, max_scenarios, save}; save adds them)\n" +
 			"  GET  /api/v1/eval/runs                      runs of the latest matrix (?matrix= scenario= variation= flagged= status=)\n" +
 			"  POST /api/v1/eval/matrix                    run a matrix in the background: {scenario_ids, variation_types, parallel}\n" +
 			"  GET  /api/v1/eval/matrix/{job}              the state of a background matrix\n" +
 			"  GET  /api/v1/eval/summary                   match rates, shift distribution, flagged count\n" +
 			"  GET  /api/v1/eval/review                    the review queue; POST /api/v1/eval/review/{item} {state, note}\n" +
+			"  GET  /api/v1/openapi.json                   the OpenAPI 3.1 document of these endpoints\n" +
 			"  GET  /eval/report, /eval/review             the HTML report and review queue\n\n" +
 			"Tokens are JWTs signed with HS256 under --jwt-secret-file (at least 32 bytes) or with EdDSA under\n" +
 			"the Ed25519 key of --jwt-public-key (PEM); exp is required, nbf enforced; a missing, expired or\n" +
 			"badly signed token gets 401 and nothing else. The store is opened for each request only, so\n" +
-			"other commands keep working. Errors are JSON: {\"error\": {\"code\", \"message\"}}.\n\n" +
+			"other commands keep working. Errors are JSON: {\"error\": {\"code\", \"message\", \"field\"}}; a malformed\n" +
+			"body is a 400 whose field names the member. Numbers are JSON numbers; match rates are fractions\n" +
+			"from 0 to 1, not percentages.\n\n" +
 			"Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad usage, no key, or the address in use.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Required: true, Usage: "listen on `ADDR` (host:port; port 0 picks one)"},
