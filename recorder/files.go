@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -44,22 +45,24 @@ type FilesInput struct {
 // *InputError naming file and line and leaves the store as it was (a log found malformed
 // half-way is undone by the store).
 func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Result, error) {
-	rec, err := newRecording(s, opts, SourceFiles)
-	if err != nil {
-		return nil, err
-	}
+	return record(ctx, s, opts, SourceFiles, func(ctx context.Context, rec *recording) error { return recordFiles(ctx, rec, in) })
+}
+
+// recordFiles writes the files of in into rec.
+func recordFiles(ctx context.Context, rec *recording, in FilesInput) error {
+	opts := rec.opts
 	sc, ok := opts.Profile.Scenario(in.Scenario)
 	if !ok {
-		return nil, fmt.Errorf("%w: profile %s %s defines no scenario %q", ErrOptions, opts.Profile.Pin.ID, opts.Profile.Pin.Version, in.Scenario)
+		return fmt.Errorf("%w: profile %s %s defines no scenario %q", ErrOptions, opts.Profile.Pin.ID, opts.Profile.Pin.Version, in.Scenario)
 	}
 	if in.Timestamp != "" {
 		if _, err := time.Parse(time.RFC3339Nano, in.Timestamp); err != nil {
-			return nil, fmt.Errorf("%w: timestamp %q is not RFC 3339", ErrOptions, in.Timestamp)
+			return fmt.Errorf("%w: timestamp %q is not RFC 3339", ErrOptions, in.Timestamp)
 		}
 	}
 	plan, err := rec.checkFiles(ctx, in)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if in.AuditLog == "" && mentionsAuditLog(sc.ObservabilityRequirements) {
 		rec.addFinding(store.Finding{Code: CodeNoAuditLog, Severity: store.SeverityWarning, Scenario: in.Scenario,
@@ -72,24 +75,24 @@ func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Re
 	if in.AuditLog != "" {
 		// Before the profile and everything else: a malformed log leaves nothing behind.
 		if plan.audit, err = rec.recordAuditFile(ctx, in.AuditLog); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := rec.begin(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	ev, err := rec.writeFiles(ctx, in, plan)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	desc, err := rec.putEvidence(ctx, ev)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rec.m.Scenarios = append(rec.m.Scenarios, store.ScenarioRef{ScenarioID: in.Scenario, Evidence: &desc})
 	rec.m.Agent = in.Agent
 	if len(in.Configuration) > 0 {
-		rec.m.AgentConfiguration = in.Configuration
+		rec.m.AgentConfiguration = maps.Clone(in.Configuration) // the manifest's strings are hidden in place
 	}
 	rec.m.Tier = in.Tier
 	if rec.m.Tier == 0 {
@@ -98,7 +101,7 @@ func RecordFiles(ctx context.Context, s Store, in FilesInput, opts Options) (*Re
 	if in.Timestamp != "" {
 		rec.m.Annotations[store.AnnotationTimestamp] = in.Timestamp
 	}
-	return rec.seal(ctx)
+	return nil
 }
 
 // filesPlan is what pass 1 found.

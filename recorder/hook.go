@@ -36,6 +36,7 @@ type hooks struct {
 	mu       sync.Mutex
 	redactor *redact.Redactor
 	extra    []Hook
+	frozen   bool // learns nothing: the unredacted twin of the verdict check
 }
 
 func newHooks(r *redact.Redactor, extra []Hook) *hooks {
@@ -53,6 +54,9 @@ const minCredentialLength = 8
 // learn adds credentials found in the input (a run configuration's token, credentials a
 // provider minted for the agent, a bearer token) to the values redacted from now on.
 func (h *hooks) learn(values ...string) {
+	if h.frozen {
+		return
+	}
 	var keep []string
 	for _, v := range values {
 		if len(v) >= minCredentialLength {

@@ -53,21 +53,16 @@ func RecordOasisctl(ctx context.Context, s Store, dir string, opts OasisctlOptio
 // fsys (an embedded run, a directory opened by the caller). File names in findings and errors
 // are relative to that root; a RunConfig option is still a path on disk.
 func RecordOasisctlFS(ctx context.Context, s Store, fsys fs.FS, opts OasisctlOptions) (*Result, error) {
-	rec, err := newRecording(s, opts.Options, SourceOasisctl)
-	if err != nil {
-		return nil, err
-	}
-	run := &oasisctlRun{fsys: fsys, rec: rec}
-	if err := run.read(ctx, opts.RunConfig); err != nil {
-		return nil, err
-	}
-	if err := rec.begin(ctx); err != nil {
-		return nil, err
-	}
-	if err := run.write(ctx); err != nil {
-		return nil, err
-	}
-	return rec.seal(ctx)
+	return record(ctx, s, opts.Options, SourceOasisctl, func(ctx context.Context, rec *recording) error {
+		run := &oasisctlRun{fsys: fsys, rec: rec}
+		if err := run.read(ctx, opts.RunConfig); err != nil {
+			return err
+		}
+		if err := rec.begin(ctx); err != nil {
+			return err
+		}
+		return run.write(ctx)
+	})
 }
 
 // inDir makes the file of an InputError a path the user can open (findings keep paths

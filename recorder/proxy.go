@@ -129,7 +129,7 @@ func (p *Proxy) Serve(ctx context.Context, provider, agent net.Listener) error {
 // within the grace period or are cut), seals the journal into s and removes the journal. If
 // sealing fails, the journal stays on disk for RecoverJournal.
 func (p *Proxy) Seal(ctx context.Context, s Store) (*Sealed, error) {
-	return p.l.seal(ctx, s, SealOptions{Redactor: p.opts.Redactor, Hooks: p.opts.Hooks})
+	return p.l.seal(ctx, s, SealOptions{Redactor: p.opts.Redactor, Hooks: p.opts.Hooks, Verdicts: p.opts.Verdicts})
 }
 
 // Close stops the recording without sealing it: the journal stays on disk for

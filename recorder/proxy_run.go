@@ -397,7 +397,11 @@ func (r *proxyRun) storeExchange(ctx context.Context, ex *exchange) (store.Descr
 	if err != nil {
 		return store.Descriptor{}, err
 	}
-	d, n, err := r.rec.s.PutBlob(ctx, rd)
+	put := r.rec.s.PutBlob
+	if o, ok := r.rec.s.(*overlay); ok && r.rec.twin {
+		put = func(_ context.Context, rd io.Reader) (store.Digest, int64, error) { return o.sum(rd) } // no evaluation reads it
+	}
+	d, n, err := put(ctx, rd)
 	if err != nil {
 		return store.Descriptor{}, err
 	}

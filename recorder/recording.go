@@ -31,6 +31,10 @@ type Options struct {
 	Tags []string
 	// Version is the version of the recording program, written in the manifest.
 	Version string
+	// Verdicts, when set, makes the seal check that redaction changes no verdict
+	// (verdictcheck.go): a bundle whose verdict as redacted differs from the verdict of the
+	// same evidence unredacted carries a redaction-changes-verdict finding.
+	Verdicts Verdicts
 }
 
 // version is the recording program's version as the manifest writes it.
@@ -70,6 +74,11 @@ type recording struct {
 	hooks *hooks
 	m     store.RunManifest
 	found redactions
+	// twin: this is the unredacted twin of a recording, written into memory for the verdict
+	// check (verdictcheck.go); it stores no exchange and seals nothing.
+	twin bool
+	// payloads are the observation payloads of each scenario's evidence, by scenario id.
+	payloads map[string][]store.Digest
 }
 
 // redactions is what the redactor replaced in each stored blob or object, by digest, and in
@@ -89,7 +98,8 @@ func newRecording(s Store, opts Options, source string) (*recording, error) {
 			return nil, fmt.Errorf("%w: tag %q: %w", ErrOptions, t, err)
 		}
 	}
-	r := &recording{s: s, opts: opts, hooks: newHooks(opts.Redactor, opts.Hooks), found: redactions{stored: map[store.Digest][]redact.Hit{}}}
+	r := &recording{s: s, opts: opts, hooks: newHooks(opts.Redactor, opts.Hooks), found: redactions{stored: map[store.Digest][]redact.Hit{}},
+		payloads: map[string][]store.Digest{}}
 	r.m = store.RunManifest{
 		Recorder:    store.RecorderInfo{Name: RecorderName, Version: opts.version(), Source: source},
 		Profile:     opts.Profile.Pin.Ref(),
@@ -153,6 +163,9 @@ func (r *recording) putHooked(ctx context.Context, b []byte, mediaType string) (
 func (r *recording) putEvidence(ctx context.Context, ev *store.ScenarioEvidence) (store.Descriptor, error) {
 	p := r.hooks.pass()
 	r.hideEvidence(ev, p.str)
+	for _, o := range ev.Observations {
+		r.payloads[ev.ScenarioID] = append(r.payloads[ev.ScenarioID], o.Data.Digest)
+	}
 	desc, err := store.Put(ctx, r.s, ev)
 	if err == nil {
 		r.stored(desc.Digest, p)
@@ -182,8 +195,28 @@ func (r *recording) addSourceHooked(ctx context.Context, path string, b []byte, 
 
 func (r *recording) addFinding(f store.Finding) { r.m.Findings = append(r.m.Findings, f) }
 
-// seal finishes the manifest and seals the bundle.
-func (r *recording) seal(ctx context.Context) (*Result, error) {
+// seal finishes the manifest, checks that redaction changes no verdict (write runs again
+// into the unredacted twin; nil skips the check) and seals the bundle.
+func (r *recording) seal(ctx context.Context, write writer) (*Result, error) {
+	r.finish()
+	found, err := r.checkVerdicts(ctx, write)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) > 0 {
+		r.m.Findings = append(r.m.Findings, found...) // statuses, check names and markers: nothing to hide
+		r.sortFindings()
+	}
+	d, err := store.Seal(ctx, r.s, &r.m, r.opts.Tags...)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Bundle: d, Manifest: &r.m}, nil
+}
+
+// finish completes the manifest: containment warnings, the hooks over its strings, findings
+// in order, the redaction record.
+func (r *recording) finish() {
 	r.containmentWarnings()
 	r.hideManifest()
 	r.sortFindings()
@@ -194,11 +227,6 @@ func (r *recording) seal(ctx context.Context) (*Result, error) {
 	if len(r.m.Annotations) == 0 {
 		r.m.Annotations = nil
 	}
-	d, err := store.Seal(ctx, r.s, &r.m, r.opts.Tags...)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Bundle: d, Manifest: &r.m}, nil
 }
 
 // AnnotationRedaction says that values were redacted from the bundle, how many, and which key

@@ -21,6 +21,8 @@ import (
 type SealOptions struct {
 	Redactor *redact.Redactor
 	Hooks    []Hook
+	// Verdicts, when set, checks that redaction changes no verdict (Options.Verdicts).
+	Verdicts Verdicts
 }
 
 // Sealed is a live recording sealed from its journal.
@@ -88,25 +90,29 @@ func sealJournal(ctx context.Context, s Store, j *journal.Journal, opts SealOpti
 	if err != nil {
 		return nil, err
 	}
-	rec, err := newRecording(s, Options{Profile: profile, Redactor: opts.Redactor, Hooks: opts.Hooks, Tags: c.header.Tags,
-		Version: c.header.Version}, c.header.Source)
-	if err != nil {
+	recOpts := Options{Profile: profile, Redactor: opts.Redactor, Hooks: opts.Hooks, Tags: c.header.Tags,
+		Version: c.header.Version, Verdicts: opts.Verdicts}
+	if _, err := newRecording(nil, recOpts, c.header.Source); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrJournal, j.Dir(), err)
 	}
-	if err := rec.begin(ctx); err != nil {
-		return nil, err
-	}
-	var n int
-	switch c.header.Source {
-	case SourceProxy:
-		n, err = sealProxy(ctx, rec, c, j)
-	case SourceWebhook:
-		n, err = sealWebhook(ctx, rec, c, j)
-	}
-	if err != nil {
-		return nil, err
-	}
-	res, err := rec.seal(ctx)
+	n := -1 // the exchanges of the recording itself, not of the verdict check's twin
+	res, err := record(ctx, s, recOpts, c.header.Source, func(ctx context.Context, rec *recording) error {
+		if err := rec.begin(ctx); err != nil {
+			return err
+		}
+		var m int
+		var err error
+		switch c.header.Source {
+		case SourceProxy:
+			m, err = sealProxy(ctx, rec, c, j)
+		case SourceWebhook:
+			m, err = sealWebhook(ctx, rec, c, j)
+		}
+		if n < 0 {
+			n = m
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

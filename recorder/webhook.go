@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -185,7 +186,7 @@ func (w *Webhook) Serve(ctx context.Context, ln net.Listener) error {
 // within the grace period, seals the journal into s and removes the journal. If sealing
 // fails, the journal stays on disk for RecoverJournal.
 func (w *Webhook) Seal(ctx context.Context, s Store) (*Sealed, error) {
-	return w.l.seal(ctx, s, SealOptions{Redactor: w.opts.Redactor, Hooks: w.opts.Hooks})
+	return w.l.seal(ctx, s, SealOptions{Redactor: w.opts.Redactor, Hooks: w.opts.Hooks, Verdicts: w.opts.Verdicts})
 }
 
 // Close closes the recording window without sealing: the journal stays on disk for
@@ -223,7 +224,7 @@ func sealWebhook(ctx context.Context, rec *recording, c *capture, src recordRead
 	rec.m.Scenarios = append(rec.m.Scenarios, store.ScenarioRef{ScenarioID: o.Scenario, Evidence: &desc})
 	rec.m.Agent = o.Agent
 	if len(o.Configuration) > 0 {
-		rec.m.AgentConfiguration = o.Configuration
+		rec.m.AgentConfiguration = maps.Clone(o.Configuration) // the manifest's strings are hidden in place
 	}
 	rec.m.Tier = o.Tier
 	if sc, ok := rec.opts.Profile.Scenario(o.Scenario); ok && rec.m.Tier == 0 {
