@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
@@ -45,31 +46,85 @@ func KensaRoot(dir string) (string, error) {
 }
 
 // PlanImport reads a .kensa directory and builds every run's record, validating everything
-// before anything is written: an import either seals every run or fails with nothing written.
+// before anything is written: an import either seals every run or fails with nothing written
+// (the first problem of PlanImportAll is the error).
 func PlanImport(dir string) ([]*Record, error) {
+	p, err := PlanImportAll(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Problems) > 0 {
+		return nil, p.Problems[0]
+	}
+	return p.Records, nil
+}
+
+// ImportPlan is what an import of a .kensa directory will seal, and what it could not read.
+type ImportPlan struct {
+	Records []*Record
+	// Problems are the files that could not be read or used, each with its path and reason;
+	// the runs they hold (or, for a trace, the run it belongs to, recorded as Kensa records a
+	// run whose trace it could not read) are left out or marked, every other run is planned.
+	Problems []*Problem
+	// Warnings are what Kensa accepts and a strict reader refuses (fkensa.Scenario.Warnings).
+	Warnings []error
+	// Relocated counts traces not found at the path Kensa recorded but inside the directory
+	// imported (a .kensa directory renamed or moved, e.g. a CI artifact unpacked elsewhere).
+	Relocated int
+}
+
+// Problem is a file an import could not read or use.
+type Problem struct {
+	// File is its path, Runs how many runs it held that are not imported (0 when the runs are
+	// imported anyway, as for a trace that is missing).
+	File string
+	Runs int
+	Err  error
+}
+
+func (p *Problem) Error() string {
+	if p.Runs > 0 {
+		return fmt.Sprintf("%s: %v (%d run(s) not imported)", p.File, p.Err, p.Runs)
+	}
+	return fmt.Sprintf("%s: %v", p.File, p.Err)
+}
+
+func (p *Problem) Unwrap() error { return p.Err }
+
+// PlanImportAll reads a .kensa directory and builds the record of every run it can read. One
+// file that cannot be read (a manifest, a scenario, a results file, a trace) never loses the
+// others: it is a Problem naming it, and every other run is planned. With strict, a scenario
+// with warnings is a problem too. Only a directory with no .kensa directory, or with no run
+// at all, is an error.
+func PlanImportAll(dir string, strict bool) (*ImportPlan, error) {
 	root, err := KensaRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	base := filepath.Dir(root) // Kensa's paths (trace_path) are relative to where it ran
-	l := &loader{root: root, defs: map[string]*Definition{}}
+	l := &loader{root: root, defs: map[string]*Definition{}, defErr: map[string]error{}, strict: strict, plan: &ImportPlan{}}
 	manifests, err := filepath.Glob(filepath.Join(root, "runs", "*.json"))
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(manifests)
-	var records []*Record
 	for _, mp := range manifests {
 		recs, err := l.manifest(base, mp)
 		if err != nil {
-			return nil, err
+			l.problem(mp, 0, err)
+			continue
 		}
-		records = append(records, recs...)
+		l.plan.Records = append(l.plan.Records, recs...)
 	}
-	if len(records) == 0 {
+	if len(l.plan.Records) == 0 && len(l.plan.Problems) == 0 {
 		return nil, fmt.Errorf("%w: %s: no recorded runs in runs/", ErrImport, root)
 	}
-	return records, nil
+	return l.plan, nil
+}
+
+// problem records a file that could not be used; runs is how many runs it cost.
+func (l *loader) problem(file string, runs int, err error) {
+	l.plan.Problems = append(l.plan.Problems, &Problem{File: file, Runs: runs, Err: err})
 }
 
 // Import seals every record of PlanImport at once (SealAll: one sync, the bundle refs in one
@@ -93,6 +148,10 @@ func Import(ctx context.Context, s Writer, records []*Record, version string, ta
 type loader struct {
 	root string
 	defs map[string]*Definition
+	// defErr is why a scenario's definition could not be loaded, by scenario id.
+	defErr map[string]error
+	strict bool
+	plan   *ImportPlan
 }
 
 func readFile(p string) ([]byte, error) {
@@ -110,8 +169,17 @@ func readFile(p string) ([]byte, error) {
 // its judge spec and dataset; nil when there is no such file.
 func (l *loader) definition(id string) (*Definition, error) {
 	if d, ok := l.defs[id]; ok {
-		return d, nil
+		return d, l.defErr[id]
 	}
+	def, err := l.loadDefinition(id)
+	if err != nil {
+		def = nil
+	}
+	l.defs[id], l.defErr[id] = def, err
+	return def, err
+}
+
+func (l *loader) loadDefinition(id string) (*Definition, error) {
 	var def *Definition
 	for _, ext := range []string{".yaml", ".yml"} {
 		rel := "scenarios/" + id + ext
@@ -126,13 +194,20 @@ func (l *loader) definition(id string) (*Definition, error) {
 		if err != nil {
 			return nil, err
 		}
+		if l.plan != nil {
+			l.plan.Warnings = append(l.plan.Warnings, sc.Warnings...)
+		}
+		if l.strict {
+			if err := sc.StrictError(); err != nil {
+				return nil, err
+			}
+		}
 		def = &Definition{Scenario: sc, ScenarioPath: rel, Files: map[string][]byte{rel: data}}
 		if err := l.addJudgeAndDataset(def); err != nil {
 			return nil, err
 		}
 		break
 	}
-	l.defs[id] = def
 	return def, nil
 }
 
@@ -174,48 +249,66 @@ func (l *loader) manifest(base, mp string) ([]*Record, error) {
 	if m.Kind != "eval" {
 		return nil, nil
 	}
-	var results []fkensa.Result
-	rp := filepath.Join(l.root, "results", m.RunID+".json")
-	if rd, err := readFile(rp); err == nil {
-		if results, err = fkensa.ParseResults(rp, rd); err != nil {
-			return nil, err
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	results, rp, err := l.results(m.RunID)
+	if err != nil {
+		// The runs are imported without the results Kensa recorded: nothing to audit them by.
+		l.problem(rp, 0, fmt.Errorf("%w: the runs of %s are imported without Kensa's results", err, filepath.Base(mp)))
+		results = nil
 	}
 	var records []*Record
 	next := 0
 	for _, sr := range m.Scenarios {
 		def, err := l.definition(sr.ScenarioID)
-		if err != nil {
-			return nil, err
-		}
-		if def == nil {
-			return nil, fmt.Errorf("%w: %s: scenario %q has no file scenarios/%s.yaml", ErrImport, mp, sr.ScenarioID, sr.ScenarioID)
+		switch {
+		case err != nil:
+			l.problem(filepath.Join(l.root, "scenarios", sr.ScenarioID+".yaml"), len(sr.Runs), err)
+		case def == nil:
+			// Kensa's judge skips a scenario without a file, and records no result for it.
+			l.problem(mp, len(sr.Runs), fmt.Errorf("%w: scenario %q has no file scenarios/%s.yaml", ErrImport, sr.ScenarioID, sr.ScenarioID))
+			continue
 		}
 		for i, run := range sr.Runs {
+			var res *fkensa.Result
+			if results != nil && next < len(results) && results[next].ScenarioID == sr.ScenarioID {
+				res = &results[next]
+				next++
+			} else if results != nil && def != nil {
+				l.problem(rp, 0, fmt.Errorf("%w: no result for scenario %s, run %d of the manifest: imported without Kensa's result", ErrImport, sr.ScenarioID, i+1))
+			}
+			if def == nil {
+				continue
+			}
 			r, err := l.record(base, m, def, i, run)
 			if err != nil {
 				return nil, err
 			}
-			if results != nil {
-				if next >= len(results) || results[next].ScenarioID != sr.ScenarioID {
-					return nil, fmt.Errorf("%w: %s: result %d is not for scenario %s, run %d of the manifest", ErrImport, rp, next, sr.ScenarioID, i+1)
-				}
-				res := results[next]
+			if res != nil {
 				r.Claimed = res.Text
 				if err := attachJudgeResult(r, res.Value); err != nil {
-					return nil, fmt.Errorf("%w: %s: result %d: %v", ErrImport, rp, next, err)
+					return nil, fmt.Errorf("%w: %s: result %d: %v", ErrImport, rp, next-1, err)
 				}
-				next++
 			}
 			records = append(records, r)
 		}
 	}
 	if results != nil && next != len(results) {
-		return nil, fmt.Errorf("%w: %s: %d results for %d runs", ErrImport, rp, len(results), next)
+		l.problem(rp, 0, fmt.Errorf("%w: %d results for %d runs of %s: the others are not paired", ErrImport, len(results), next, filepath.Base(mp)))
 	}
 	return records, nil
+}
+
+// results reads results/<run id>.json: nil when there is none (Kensa's judge has not run).
+func (l *loader) results(runID string) ([]fkensa.Result, string, error) {
+	rp := filepath.Join(l.root, "results", runID+".json")
+	rd, err := readFile(rp)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, rp, nil
+	case err != nil:
+		return nil, rp, err
+	}
+	results, err := fkensa.ParseResults(rp, rd)
+	return results, rp, err
 }
 
 func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i int, run fkensa.ScenarioRun) (*Record, error) {
@@ -242,14 +335,48 @@ func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i i
 		tp = filepath.Join(base, filepath.FromSlash(tp))
 	}
 	data, err := readFile(tp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if moved := l.relocate(run.TracePath); moved != "" {
+			if data, err = readFile(moved); err == nil {
+				l.plan.Relocated++
+			}
+		}
+	}
 	if err != nil {
-		// Kensa records this run as an error ("Failed to read trace"); so does the evidence.
+		// Kensa records this run as an error ("Failed to read trace"); so does the evidence,
+		// and the import says so.
 		r.Findings = append(r.Findings, store.Finding{Code: "trace_unreadable", Severity: store.SeverityError,
 			Scenario: def.Scenario.ID, File: run.TracePath, Message: err.Error()})
+		l.problem(tp, 0, fmt.Errorf("%w: the trace of run %d of scenario %s (run %s) cannot be read: %v; imported as Kensa records such a run, an error", ErrImport, i+1, def.Scenario.ID, m.RunID, err))
 		return r, nil
 	}
 	r.Trace = data
 	return r, nil
+}
+
+// relocate is where, inside the directory imported, the trace Kensa recorded at recorded is
+// when that path does not exist (the directory was renamed or moved): the part of the path
+// after its last ".kensa" element, else traces/<file name>; "" when neither is a file.
+func (l *loader) relocate(recorded string) string {
+	parts := strings.Split(filepath.ToSlash(recorded), "/")
+	var cands []string
+	for i := len(parts) - 1; i >= 0; i-- {
+		if parts[i] == ".kensa" {
+			cands = append(cands, path.Join(parts[i+1:]...))
+			break
+		}
+	}
+	cands = append(cands, path.Join("traces", parts[len(parts)-1]))
+	for _, c := range cands {
+		if c == "" || c == "." || !filepath.IsLocal(filepath.FromSlash(c)) {
+			continue
+		}
+		p := filepath.Join(l.root, filepath.FromSlash(c))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
 }
 
 // attachJudgeResult records the judge_result of a Kensa result as a judgement.
