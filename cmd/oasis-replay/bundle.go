@@ -5,7 +5,7 @@ import "github.com/urfave/cli/v2"
 func bundleCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bundle",
-		Usage: "list, show, export, import and verify evidence bundles",
+		Usage: "list, show, export, import, verify, push and pull evidence bundles",
 		Description: "BUNDLE is a digest (sha256:<64 hex>), a unique digest prefix (at least 4 hex characters),\n" +
 			"or a tag.\n\n" + groupExitStatus,
 		Subcommands: []*cli.Command{
@@ -14,6 +14,8 @@ func bundleCommand() *cli.Command {
 			bundleExportCommand(),
 			bundleImportCommand(),
 			bundleVerifyCommand(),
+			bundlePushCommand(),
+			bundlePullCommand(),
 		},
 	}
 }

@@ -50,6 +50,8 @@ var Table = []Rule{
 	{From: "evallib", May: append(slices.Clone(evaluated), "recorder/evalrun"), Why: "Eval Library runs execute the agent through the recorder's runner"},
 	{From: "serve", May: append(slices.Clone(evaluated), "evallib", "recorder/evalrun"), Why: "the HTTP API serves the Eval Library"},
 	{From: "serve/provider", May: formats, Why: "the replay provider answers from recorded exchanges: it reads the exchange format and the store, and evaluates nothing"},
+	{From: "remote", May: append(slices.Clone(base), "store/archive"), Why: "bundles travel to registries and buckets as archives without the tar framing"},
+	{From: "remote/...", May: append(slices.Clone(base), "remote"), Why: "the backends: one per kind of remote"},
 	{From: "demo", May: append(slices.Clone(replayed), "recorder", "report"), Why: "the demo uses the others"},
 	{From: "cmd/...", May: []string{"..."}},
 	{From: "tools/...", May: []string{"..."}},

@@ -30,6 +30,8 @@ type readOptions struct {
 	progress *progress
 	// keepEntries makes the read list every blob, for Verify's report.
 	keepEntries bool
+	// uncompressed reads a bare tar stream (ImportLayout), not a zstd frame around one.
+	uncompressed bool
 }
 
 // readResult is what one pass over an archive established.
@@ -65,21 +67,25 @@ func readArchive(ctx context.Context, r io.Reader, opts readOptions) (readResult
 	}
 	opts.limits = limits
 	compressed := &countingReader{r: r}
-	dec, err := zstd.NewReader(compressed,
-		zstd.IgnoreChecksum(false), // frame checksums catch flips outside blob contents
-		zstd.WithDecoderMaxWindow(limits.MaxDecoderWindow),
-		zstd.WithDecoderMaxMemory(limits.MaxDecoderMemory))
-	if err != nil {
-		return readResult{}, fmt.Errorf("%w: %w", ErrCompression, err)
+	var tarStream io.Reader = compressed
+	if !opts.uncompressed {
+		dec, err := zstd.NewReader(compressed,
+			zstd.IgnoreChecksum(false), // frame checksums catch flips outside blob contents
+			zstd.WithDecoderMaxWindow(limits.MaxDecoderWindow),
+			zstd.WithDecoderMaxMemory(limits.MaxDecoderMemory))
+		if err != nil {
+			return readResult{}, fmt.Errorf("%w: %w", ErrCompression, err)
+		}
+		defer dec.Close()
+		tarStream = dec
 	}
-	defer dec.Close()
 	ar := &archiveReader{
 		opts:       opts,
 		compressed: compressed,
 		graph:      newGraph(limits.MaxEntries),
 		dirsSeen:   make(map[string]bool),
 	}
-	ar.plain = &limitedReader{ctx: ctx, r: dec, input: compressed, max: limits.MaxTotalBytes, onRead: ar.reportProgress}
+	ar.plain = &limitedReader{ctx: ctx, r: tarStream, input: compressed, max: limits.MaxTotalBytes, onRead: ar.reportProgress}
 	ar.tr = tar.NewReader(ar.plain)
 	if err := ar.run(ctx); err != nil {
 		return readResult{}, err

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/oasis-replay/oasis-replay/remote"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+func bundlePushCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "push",
+		Usage:     "push bundles, their tags and receipts to an OCI registry or S3 bucket",
+		ArgsUsage: "REMOTE BUNDLE...",
+		Description: "REMOTE is a remote's name (remote add) or its URL. Each bundle is uploaded as its\n" +
+			"archive's index.json and blobs under an OCI wrapper manifest named bundle-<hex> and by the\n" +
+			"store's tags; its receipts are attached as referrers. Only what the remote lacks is\n" +
+			"uploaded, and names are written last, so an interrupted push is finished by running it\n" +
+			"again. A matrix pushes its run bundles too. With --all, every sealed bundle of the store.\n\n" +
+			"Exit status: 0 pushed; 1 the store's content does not match its digests; 2 bad usage, an\n" +
+			"unknown remote or bundle, an unreachable remote, or any other error.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "plain-http", Usage: "talk HTTP to a remote given by URL (local servers only)"},
+			&cli.BoolFlag{Name: "all", Usage: "push every sealed bundle of the store (then BUNDLE is not given)"},
+		},
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			if len(args) == 1 && !c.Bool("all") {
+				return usageErrorf(c, "missing BUNDLE (or --all)")
+			}
+			b, err := openRemote(c, args[0], c.Bool("plain-http"))
+			if err != nil {
+				return err
+			}
+			return withStore(c, readOnly, func(s store.Store) error {
+				bundles, err := bundlesToPush(c, s, args[1:])
+				if err != nil {
+					return err
+				}
+				rep, err := remote.Push(c.Context, s, b, bundles)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "pushed %d bundles to %s: %d of %d blobs and %d of %d manifests uploaded (%s), %d receipts\n",
+					len(rep.Bundles), b, rep.BlobsUploaded, rep.Blobs, rep.ManifestsUploaded, rep.Manifests, humanBytes(rep.UploadedBytes), rep.Receipts)
+				return nil
+			})
+		},
+	}
+}
+
+// bundlesToPush resolves the BUNDLE arguments, or lists every sealed bundle with --all.
+func bundlesToPush(c *cli.Context, s store.Store, args []string) ([]store.Digest, error) {
+	if c.Bool("all") {
+		if len(args) > 0 {
+			return nil, usageErrorf(c, "--all and BUNDLE arguments do not go together")
+		}
+		refs, err := s.ListRefs(c.Context, store.RefBundlePrefix)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]store.Digest, len(refs))
+		for i, r := range refs {
+			out[i] = r.Digest
+		}
+		return out, nil
+	}
+	out := make([]store.Digest, 0, len(args))
+	for _, a := range args {
+		d, err := store.Resolve(c.Context, s, a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,304 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/oasis-replay/oasis-replay/store"
+	"github.com/oasis-replay/oasis-replay/store/archive"
+)
+
+// PushReport says what a push did.
+type PushReport struct {
+	// Bundles are the bundles pushed, in the order given (a bundle's run bundles first), with
+	// the digest of the wrapper manifest that now names each.
+	Bundles []Pushed
+	// Blobs and Manifests count what the pushed bundles need on the remote; the Uploaded
+	// counts what was not there and was sent, UploadedBytes their size.
+	Blobs, BlobsUploaded         int
+	Manifests, ManifestsUploaded int
+	UploadedBytes                int64
+	// Receipts counts the receipt referrers the bundles carry.
+	Receipts int
+}
+
+// Pushed is one bundle on the remote.
+type Pushed struct {
+	Bundle, Wrapper store.Digest
+}
+
+// pusher holds what one push shares between bundles: the blobs known present on the remote
+// (checked or uploaded once per push), the receipts of the store by bundle, the counters.
+type pusher struct {
+	s                                                    store.Store
+	b                                                    Backend
+	mu                                                   sync.Mutex
+	present                                              map[store.Digest]*blobState
+	receipts                                             map[store.Digest][]store.Digest
+	blobs, blobsUp, manifests, manifestsUp, receiptCount atomic.Int64
+	bytesUp                                              atomic.Int64
+}
+
+// blobState makes concurrent pushes of one blob wait for the first.
+type blobState struct {
+	once sync.Once
+	err  error
+}
+
+// Push uploads each bundle (a sealed bundle of the store) to the remote with its tags and its
+// receipts. A bundle whose manifest holds other bundles (an Eval Library matrix) pushes those
+// first, each as a bundle of its own. See the package documentation for the order of writes.
+func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest) (*PushReport, error) {
+	p := &pusher{s: s, b: b, present: map[store.Digest]*blobState{}}
+	var err error
+	if p.receipts, err = receiptsByBundle(ctx, s); err != nil {
+		return nil, err
+	}
+	order, err := withRunBundles(ctx, s, bundles)
+	if err != nil {
+		return nil, err
+	}
+	rep := &PushReport{Bundles: make([]Pushed, len(order))}
+	err = forEach(ctx, len(order), workers, func(ctx context.Context, i int) error {
+		w, err := p.pushBundle(ctx, order[i])
+		if err != nil {
+			return fmt.Errorf("push %s to %s: %w", order[i], b, err)
+		}
+		rep.Bundles[i] = Pushed{Bundle: order[i], Wrapper: w}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Blobs, rep.BlobsUploaded = int(p.blobs.Load()), int(p.blobsUp.Load())
+	rep.Manifests, rep.ManifestsUploaded = int(p.manifests.Load()), int(p.manifestsUp.Load())
+	rep.UploadedBytes, rep.Receipts = p.bytesUp.Load(), int(p.receiptCount.Load())
+	return rep, nil
+}
+
+// withRunBundles puts before each bundle that holds bundles (store.HoldsBundles) the sealed
+// bundles its manifest reaches, each once, so a matrix is pushed as the DAG of its runs.
+func withRunBundles(ctx context.Context, s store.Store, bundles []store.Digest) ([]store.Digest, error) {
+	seen := map[store.Digest]bool{}
+	var order []store.Digest
+	for _, d := range bundles {
+		b, err := s.GetObject(ctx, d)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", d, err)
+		}
+		m, err := store.DecodeBundleManifest(b)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", d, err)
+		}
+		if store.HoldsBundles(m.ObjectKind()) {
+			entries, err := store.Reachable(ctx, s, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range entries {
+				if e.Digest != d && store.IsManifestKind(e.Kind) && !seen[e.Digest] && sealed(ctx, s, e.Digest) {
+					seen[e.Digest] = true
+					order = append(order, e.Digest)
+				}
+			}
+		}
+		if !seen[d] {
+			seen[d] = true
+			order = append(order, d)
+		}
+	}
+	return order, nil
+}
+
+func sealed(ctx context.Context, s store.Store, d store.Digest) bool {
+	got, err := s.GetRef(ctx, store.BundleRefName(d))
+	return err == nil && got == d
+}
+
+// receiptsByBundle reads every receipt the store keeps (receipts/<hex>) and groups them by
+// the bundle each is about, sorted.
+func receiptsByBundle(ctx context.Context, s store.Store) (map[store.Digest][]store.Digest, error) {
+	refs, err := s.ListRefs(ctx, store.RefReceiptPrefix)
+	if err != nil {
+		return nil, err
+	}
+	out := map[store.Digest][]store.Digest{}
+	for _, r := range refs {
+		b, err := s.GetObject(ctx, r.Digest)
+		if err != nil {
+			return nil, fmt.Errorf("receipt %s: %w", r.Digest, err)
+		}
+		rc, err := store.DecodeReceipt(b)
+		if err != nil {
+			return nil, fmt.Errorf("receipt %s: %w", r.Digest, err)
+		}
+		out[rc.Bundle] = append(out[rc.Bundle], r.Digest)
+	}
+	for _, v := range out {
+		slices.SortFunc(v, store.Digest.Compare)
+	}
+	return out, nil
+}
+
+// pushBundle pushes one bundle: blobs, wrapper, names, then its receipts as referrers.
+func (p *pusher) pushBundle(ctx context.Context, d store.Digest) (store.Digest, error) {
+	tags, err := store.BundleTags(ctx, p.s, d)
+	if err != nil {
+		return store.Digest{}, err
+	}
+	l, err := archive.PlanLayout(ctx, p.s, d, archive.ExportOptions{Tags: tags})
+	if err != nil {
+		return store.Digest{}, err
+	}
+	wb, wd, err := wrapperOf(l)
+	if err != nil {
+		return store.Digest{}, err
+	}
+	config := store.Descriptor{MediaType: MediaTypeIndexConfig, Digest: store.Sum(l.Index), Size: int64(len(l.Index))}
+	blobs := append([]store.Descriptor{config}, l.Entries...)
+	if err := p.putManifest(ctx, wd, wb, blobs, func(d store.Descriptor) (io.ReadCloser, error) {
+		if d.Digest == config.Digest {
+			return io.NopCloser(bytes.NewReader(l.Index)), nil
+		}
+		rc, _, err := p.s.OpenBlob(ctx, d.Digest)
+		return rc, err
+	}); err != nil {
+		return store.Digest{}, err
+	}
+	for _, name := range append([]string{BundleName(d)}, tags...) {
+		if err := p.setName(ctx, name, wd, wb); err != nil {
+			return store.Digest{}, err
+		}
+	}
+	for _, r := range p.receipts[d] {
+		if err := p.pushReceipt(ctx, d, wd, r); err != nil {
+			return store.Digest{}, err
+		}
+	}
+	return wd.Digest, nil
+}
+
+// putManifest makes sure the remote holds manifest wd: if it does not, every blob it names is
+// made present first (open gives a blob's content), then the manifest is uploaded. A manifest
+// already on the remote implies its blobs, which the registry or an earlier push checked.
+func (p *pusher) putManifest(ctx context.Context, wd store.Descriptor, wb []byte, blobs []store.Descriptor, open func(store.Descriptor) (io.ReadCloser, error)) error {
+	p.manifests.Add(1)
+	p.blobs.Add(int64(len(blobs)))
+	has, err := p.b.HasManifest(ctx, wd)
+	if err != nil || has {
+		return err
+	}
+	for _, bd := range blobs {
+		if err := p.ensureBlob(ctx, bd, open); err != nil {
+			return err
+		}
+	}
+	if err := p.b.PutManifest(ctx, wd, wb); err != nil {
+		return err
+	}
+	p.manifestsUp.Add(1)
+	p.bytesUp.Add(wd.Size)
+	return nil
+}
+
+// ensureBlob uploads a blob the remote lacks, once per push whatever the number of bundles
+// sharing it.
+func (p *pusher) ensureBlob(ctx context.Context, d store.Descriptor, open func(store.Descriptor) (io.ReadCloser, error)) error {
+	p.mu.Lock()
+	st, ok := p.present[d.Digest]
+	if !ok {
+		st = &blobState{}
+		p.present[d.Digest] = st
+	}
+	p.mu.Unlock()
+	st.once.Do(func() { st.err = p.uploadBlob(ctx, d, open) })
+	return st.err
+}
+
+func (p *pusher) uploadBlob(ctx context.Context, d store.Descriptor, open func(store.Descriptor) (io.ReadCloser, error)) error {
+	has, err := p.b.HasBlob(ctx, d)
+	if err != nil || has {
+		return err
+	}
+	rc, err := open(d)
+	if err != nil {
+		return fmt.Errorf("read %s from the store: %w", d.Digest, err)
+	}
+	defer rc.Close()
+	if err := p.b.PutBlob(ctx, d, rc); err != nil {
+		return err
+	}
+	p.blobsUp.Add(1)
+	p.bytesUp.Add(d.Size)
+	return nil
+}
+
+// setName points name at the manifest unless it already does.
+func (p *pusher) setName(ctx context.Context, name string, wd store.Descriptor, wb []byte) error {
+	got, err := p.b.ResolveName(ctx, name)
+	switch {
+	case err == nil && got.Digest == wd.Digest:
+		return nil
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return err
+	}
+	return p.b.SetName(ctx, name, wd, wb)
+}
+
+// pushReceipt attaches a receipt and its verdict to the wrapper as a referrer.
+func (p *pusher) pushReceipt(ctx context.Context, bundle store.Digest, subject store.Descriptor, r store.Digest) error {
+	rb, err := p.s.GetObject(ctx, r)
+	if err != nil {
+		return fmt.Errorf("receipt %s: %w", r, err)
+	}
+	rc, err := store.DecodeReceipt(rb)
+	if err != nil {
+		return fmt.Errorf("receipt %s: %w", r, err)
+	}
+	vb, err := p.s.GetObject(ctx, rc.Verdict)
+	if err != nil {
+		return fmt.Errorf("verdict %s of receipt %s: %w", rc.Verdict, r, err)
+	}
+	contents := map[store.Digest][]byte{store.Sum(emptyConfig): emptyConfig, r: rb, rc.Verdict: vb}
+	layers := []store.Descriptor{
+		{MediaType: store.MediaTypeReceipt, Digest: r, Size: int64(len(rb))},
+		{MediaType: store.MediaTypeVerdict, Digest: rc.Verdict, Size: int64(len(vb))},
+	}
+	mb, md, err := referrerOf(ArtifactTypeReceipt, bundle, subject, layers)
+	if err != nil {
+		return err
+	}
+	p.receiptCount.Add(1)
+	blobs := append([]store.Descriptor{emptyDescriptor()}, layers...)
+	return p.putManifest(ctx, md, mb, blobs, func(d store.Descriptor) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(contents[d.Digest])), nil
+	})
+}
+
+func emptyDescriptor() store.Descriptor {
+	return store.Descriptor{MediaType: MediaTypeEmpty, Digest: store.Sum(emptyConfig), Size: int64(len(emptyConfig))}
+}
+
+// referrerOf is the manifest of a referrer: artifactType, the empty config, the layers, the
+// subject (a wrapper) and the fixed annotations.
+func referrerOf(artifactType string, bundle store.Digest, subject store.Descriptor, layers []store.Descriptor) ([]byte, store.Descriptor, error) {
+	sub := toOCI(subject)
+	m := &manifest{
+		SchemaVersion: 2,
+		MediaType:     MediaTypeManifest,
+		ArtifactType:  artifactType,
+		Config:        toOCI(emptyDescriptor()),
+		Subject:       &sub,
+		Annotations:   map[string]string{AnnotationCreated: Created, AnnotationBundle: bundle.String()},
+	}
+	for _, l := range layers {
+		m.Layers = append(m.Layers, toOCI(l))
+	}
+	return encodeManifest(m)
+}

@@ -1,0 +1,183 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/retry"
+
+	oremote "github.com/oasis-replay/oasis-replay/remote"
+	"github.com/oasis-replay/oasis-replay/store"
+)
+
+// Options tune Open.
+type Options struct {
+	// PlainHTTP talks HTTP, not HTTPS.
+	PlainHTTP bool
+	// HTTPClient, if set, carries the requests (tests count them); else a retrying client.
+	HTTPClient *http.Client
+}
+
+// Registry is a repository of an OCI registry, as a remote.Backend.
+type Registry struct {
+	repo *remote.Repository
+	url  string
+}
+
+// Open returns the backend of the repository u names. Credentials are read from the Docker
+// credentials file; a missing file means anonymous access.
+func Open(u oremote.URL, opts Options) (*Registry, error) {
+	repo, err := remote.NewRepository(u.Host + "/" + u.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", oremote.ErrURL, u, err)
+	}
+	repo.PlainHTTP = opts.PlainHTTP
+	// Registries whose manifests cannot be deleted (distribution with deletes disabled) would
+	// fail the clean-up of a replaced referrers index; the old index is left as garbage.
+	repo.SkipReferrersGC = true
+	creds, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%w: Docker credentials file: %w", oremote.ErrConfig, err)
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = retry.DefaultClient
+	}
+	repo.Client = &auth.Client{
+		Client:     hc,
+		Cache:      auth.NewCache(),
+		Credential: credentials.Credential(creds),
+	}
+	return &Registry{repo: repo, url: u.String()}, nil
+}
+
+func (r *Registry) String() string { return r.url }
+
+func oci(d store.Descriptor) ocispec.Descriptor {
+	return ocispec.Descriptor{MediaType: d.MediaType, Digest: digest.Digest(d.Digest.String()), Size: d.Size}
+}
+
+func fromOCI(d ocispec.Descriptor) (store.Descriptor, error) {
+	dg, err := store.ParseDigest(d.Digest.String())
+	if err != nil {
+		return store.Descriptor{}, fmt.Errorf("%w: %w", oremote.ErrIntegrity, err)
+	}
+	return store.Descriptor{MediaType: d.MediaType, Digest: dg, Size: d.Size}, nil
+}
+
+// wrap gives oras's not-found the remote package's class.
+func (r *Registry) wrap(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, errdef.ErrNotFound) {
+		return fmt.Errorf("%w: %s on %s: %w", oremote.ErrNotFound, what, r.url, err)
+	}
+	return fmt.Errorf("%s on %s: %w", what, r.url, err)
+}
+
+func (r *Registry) HasBlob(ctx context.Context, d store.Descriptor) (bool, error) {
+	ok, err := r.repo.Blobs().Exists(ctx, oci(d))
+	return ok, r.wrap(err, "blob "+d.Digest.String())
+}
+
+func (r *Registry) PutBlob(ctx context.Context, d store.Descriptor, rd io.Reader) error {
+	err := r.repo.Blobs().Push(ctx, oci(d), rd)
+	if errors.Is(err, errdef.ErrAlreadyExists) {
+		return nil
+	}
+	return r.wrap(err, "upload blob "+d.Digest.String())
+}
+
+func (r *Registry) OpenBlob(ctx context.Context, d store.Descriptor) (io.ReadCloser, error) {
+	rc, err := r.repo.Blobs().Fetch(ctx, oci(d))
+	return rc, r.wrap(err, "blob "+d.Digest.String())
+}
+
+func (r *Registry) HasManifest(ctx context.Context, d store.Descriptor) (bool, error) {
+	d.MediaType = oremote.MediaTypeManifest
+	ok, err := r.repo.Manifests().Exists(ctx, oci(d))
+	return ok, r.wrap(err, "manifest "+d.Digest.String())
+}
+
+func (r *Registry) PutManifest(ctx context.Context, d store.Descriptor, b []byte) error {
+	err := r.repo.Manifests().Push(ctx, oci(d), bytes.NewReader(b))
+	if errors.Is(err, errdef.ErrAlreadyExists) {
+		return nil
+	}
+	return r.wrap(err, "upload manifest "+d.Digest.String())
+}
+
+// GetManifest reads a manifest by digest. The size is not known when the manifest was named by
+// digest alone, so the read is bounded instead; the caller checks the digest.
+func (r *Registry) GetManifest(ctx context.Context, d store.Descriptor) ([]byte, error) {
+	_, rc, err := r.repo.Manifests().FetchReference(ctx, d.Digest.String())
+	if err != nil {
+		return nil, r.wrap(err, "manifest "+d.Digest.String())
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 4<<20+1))
+	return b, r.wrap(err, "manifest "+d.Digest.String())
+}
+
+func (r *Registry) SetName(ctx context.Context, name string, d store.Descriptor, b []byte) error {
+	err := r.repo.Manifests().PushReference(ctx, oci(d), bytes.NewReader(b), name)
+	return r.wrap(err, "tag "+name)
+}
+
+func (r *Registry) ResolveName(ctx context.Context, name string) (store.Descriptor, error) {
+	d, err := r.repo.Manifests().Resolve(ctx, name)
+	if err != nil {
+		return store.Descriptor{}, r.wrap(err, "tag "+name)
+	}
+	return fromOCI(d)
+}
+
+func (r *Registry) Names(ctx context.Context, prefix string) ([]string, error) {
+	var out []string
+	err := r.repo.Tags(ctx, "", func(tags []string) error {
+		for _, t := range tags {
+			if strings.HasPrefix(t, prefix) {
+				out = append(out, t)
+			}
+		}
+		return nil
+	})
+	if err != nil && errors.Is(err, errdef.ErrNotFound) {
+		return nil, nil // an empty repository
+	}
+	slices.Sort(out)
+	return out, r.wrap(err, "tag list")
+}
+
+func (r *Registry) Referrers(ctx context.Context, d store.Descriptor) ([]oremote.Referrer, error) {
+	d.MediaType = oremote.MediaTypeManifest
+	var out []oremote.Referrer
+	err := r.repo.Referrers(ctx, oci(d), "", func(refs []ocispec.Descriptor) error {
+		for _, ref := range refs {
+			sd, err := fromOCI(ref)
+			if err != nil {
+				return err
+			}
+			out = append(out, oremote.Referrer{Descriptor: sd, ArtifactType: ref.ArtifactType})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, r.wrap(err, "referrers of "+d.Digest.String())
+	}
+	slices.SortFunc(out, func(a, b oremote.Referrer) int { return a.Digest.Compare(b.Digest) })
+	return slices.CompactFunc(out, func(a, b oremote.Referrer) bool { return a.Digest == b.Digest }), nil
+}
