@@ -18,9 +18,13 @@ func bundleShowCommand() *cli.Command {
 		Usage:       "show what a bundle holds: profile, agent, scenarios and their evidence, findings",
 		ArgsUsage:   "BUNDLE",
 		Description: readExitStatus,
-		Flags:       []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the run manifest as canonical JSON"},
+			&cli.StringFlag{Name: "evidence", Usage: "list the evidence of `SCENARIO`: each piece's digest (for cat), media type, size and source"}},
 		Action: func(c *cli.Context) error {
 			return withBundle(c, readOnly, func(s store.Store, d store.Digest) error {
+				if scenario := c.String("evidence"); scenario != "" {
+					return showEvidence(c, s, d, scenario)
+				}
 				if c.Bool("json") {
 					b, err := s.GetObject(c.Context, d)
 					if err != nil {
@@ -46,6 +50,23 @@ func bundleShowCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// showEvidence lists the evidence of one scenario of a run bundle (bundle show --evidence).
+func showEvidence(c *cli.Context, s store.Store, d store.Digest, scenario string) error {
+	m, err := store.LoadBundleManifest(c.Context, s, d)
+	if err != nil {
+		return err
+	}
+	run, ok := m.(*store.RunManifest)
+	if !ok {
+		return argsError(c, "--evidence: bundle %s is a %s, not an OASIS run: its pieces are listed by bundle show", d.Short(), m.ObjectKind())
+	}
+	pieces, err := scenarioEvidence(c.Context, s, d, run, scenario)
+	if err != nil {
+		return err
+	}
+	return printEvidence(c.App.Writer, d, scenario, pieces)
 }
 
 func printManifest(w io.Writer, d store.Digest, tags []string, m *store.RunManifest) {

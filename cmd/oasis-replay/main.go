@@ -136,6 +136,7 @@ func commands() []*cli.Command {
 		profileCommand(),
 		conformanceCommand(),
 		bundleCommand(),
+		catCommand(),
 		remoteCommand(),
 		storeCommand(),
 		goldenCommand(),
