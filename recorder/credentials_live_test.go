@@ -6,6 +6,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
 	"github.com/oasis-replay/oasis-replay/internal/siworld"
+	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
@@ -50,7 +51,7 @@ func TestObjectCredentialsKeepTheVerdict(t *testing.T) {
 				}
 			}
 			for _, f := range live.Bundle.Manifest().Findings {
-				if f.Code == "redaction-changes-verdict" {
+				if f.Code == recorder.CodeRedactionChangesVerdict {
 					t.Errorf("finding %s: %s", f.Code, f.Message)
 				}
 			}

@@ -93,6 +93,7 @@ func runAudit(c *cli.Context) error {
 			return err
 		}
 		run := result.Bundle.Manifest()
+		warnRedactionChanges(c.App.ErrWriter, run)
 		wire, err := store.LoadWireLog(c.Context, s, run)
 		if err != nil {
 			return err

@@ -76,8 +76,9 @@ const readExitStatus = "Exit status: 0 success; 1 the store's content does not m
 	"an unknown bundle or profile, a store that cannot be opened, or any other error."
 
 // recordExitStatus states the exit statuses of the record commands.
-const recordExitStatus = "Exit status: 0 the bundle was sealed (its findings do not change the status); 1 the store's\n" +
-	"content does not match its digests; 2 bad usage, input that cannot be recorded (nothing is\n" +
+const recordExitStatus = "Exit status: 0 the bundle was sealed (findings do not change the status, but one); 1 the\n" +
+	"bundle was sealed and redaction changes its verdict (a redaction-changes-verdict finding), or\n" +
+	"the store's content does not match its digests; 2 bad usage, input that cannot be recorded (nothing is\n" +
 	"written), an unknown profile, a store in use by another process, or any other error."
 
 // groupExitStatus states the exit statuses of a command that groups others.

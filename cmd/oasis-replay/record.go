@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
+	"github.com/oasis-replay/oasis-replay/replay/outcome"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -100,7 +102,7 @@ func recordInputs(c *cli.Context, inputs ...input) []input {
 
 // recordOptions builds the options every source takes: the pinned profile and the redactor.
 func recordOptions(c *cli.Context, s store.Store) (recorder.Options, error) {
-	opts := recorder.Options{Tags: c.StringSlice("tag"), Version: version()}
+	opts := recorder.Options{Tags: c.StringSlice("tag"), Version: version(), Verdicts: outcome.Evaluator{}}
 	dir, digest := c.String("profile"), c.String("profile-digest")
 	switch {
 	case dir == "" && digest == "":
@@ -183,10 +185,21 @@ func agentInput(c *cli.Context) (store.AgentIdentity, map[string]string, error) 
 }
 
 // printRecorded prints the bundle digest on stdout, and on stderr a summary and every finding
-// that is not informational.
-func printRecorded(c *cli.Context, res *recorder.Result) {
+// that is not informational. A bundle whose redaction changes its verdict is sealed all the
+// same, and the command exits 1 (exitMismatch): the evidence as recorded does not say what
+// the run said.
+func printRecorded(c *cli.Context, res *recorder.Result) error {
 	fmt.Fprintln(c.App.Writer, res.Bundle)
 	printRecordSummary(c.App.ErrWriter, res)
+	if redactionChangesVerdict(res.Manifest) {
+		return reported{status: exitMismatch}
+	}
+	return nil
+}
+
+// redactionChangesVerdict reports whether the seal found that redaction changes the verdict.
+func redactionChangesVerdict(m *store.RunManifest) bool {
+	return slices.ContainsFunc(m.Findings, func(f store.Finding) bool { return f.Code == recorder.CodeRedactionChangesVerdict })
 }
 
 func printRecordSummary(w io.Writer, res *recorder.Result) {

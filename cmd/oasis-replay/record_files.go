@@ -40,8 +40,7 @@ func recordFilesCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				printRecorded(c, res)
-				return nil
+				return printRecorded(c, res)
 			})
 		},
 	}

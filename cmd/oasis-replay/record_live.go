@@ -24,7 +24,8 @@ const liveHelp = "While it records, the command does not hold the store: every e
 	"or takes longer than --request-timeout to send it all is cut."
 
 // liveExitStatus documents the exit statuses of the live recorders.
-const liveExitStatus = "Exit status: 0 the bundle was sealed (cut exchanges are listed, not sealed); 2 bad usage\n" +
+const liveExitStatus = "Exit status: 0 the bundle was sealed (cut exchanges are listed, not sealed); 1 it was sealed,\n" +
+	"and redaction changes its verdict (a redaction-changes-verdict finding); 2 bad usage\n" +
 	"or input, a listener that cannot be opened, or a recording that could not be sealed (its\n" +
 	"journal is kept for record recover)."
 
@@ -89,9 +90,9 @@ func recordLive(c *cli.Context, start func(opts recorder.Options) (liveRecording
 		_ = rec.Close()
 		return fmt.Errorf("%w (the recording is kept in %s: `oasis-replay record recover` seals it)", err, rec.Journal())
 	}
-	printRecorded(c, sealed.Result)
+	err = printRecorded(c, sealed.Result)
 	printIncomplete(c, sealed)
-	return nil
+	return err
 }
 
 func startLive(c *cli.Context, start func(opts recorder.Options) (liveRecording, error)) (liveRecording, error) {

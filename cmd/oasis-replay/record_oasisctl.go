@@ -24,8 +24,7 @@ func recordOasisctlCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				printRecorded(c, res)
-				return nil
+				return printRecorded(c, res)
 			})
 		},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/journal"
+	"github.com/oasis-replay/oasis-replay/replay/outcome"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -31,6 +32,9 @@ type recoveredJournal struct {
 	Incomplete []recorder.Incomplete `json:"incomplete,omitempty"`
 	CutBytes   int64                 `json:"cut_bytes,omitempty"`
 	Error      string                `json:"error,omitempty"`
+	// RedactionChangesVerdict are the messages of the bundle's redaction-changes-verdict
+	// findings: it was sealed, and its verdict as redacted is not the evidence's.
+	RedactionChangesVerdict []string `json:"redaction_changes_verdict,omitempty"`
 }
 
 func recordRecoverCommand() *cli.Command {
@@ -49,6 +53,7 @@ func recordRecoverCommand() *cli.Command {
 			"redaction needs the same --redact, --redact-file and key: the journal keeps neither.\n" +
 			"Prints each sealed bundle's digest on stdout (--json: a report of every journal).\n\n" +
 			"Exit status: 0 every journal was sealed (or is still being recorded), or there was none;\n" +
+			"1 every journal was sealed, and redaction changes the verdict of one of the bundles;\n" +
 			"2 bad usage, or a journal that could not be sealed (it is kept, and the report says why).",
 		Flags: append(redactFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
@@ -67,7 +72,7 @@ func recordRecoverCommand() *cli.Command {
 			if len(dirs) > 0 {
 				err = withSealingStore(c, func(s store.Store) error {
 					for _, dir := range dirs {
-						report = append(report, recoverOne(c.Context, s, dir, recorder.SealOptions{Redactor: red}))
+						report = append(report, recoverOne(c.Context, s, dir, recorder.SealOptions{Redactor: red, Verdicts: outcome.Evaluator{}}))
 					}
 					return nil
 				})
@@ -114,15 +119,23 @@ func recoverOne(ctx context.Context, s store.Store, dir string, opts recorder.Se
 	default:
 		out.Status, out.Bundle, out.Exchanges = recoverSealed, sealed.Bundle.String(), sealed.Exchanges
 		out.Incomplete, out.CutBytes = sealed.Incomplete, sealed.CutBytes
+		for _, f := range sealed.Manifest.Findings {
+			if f.Code == recorder.CodeRedactionChangesVerdict {
+				out.RedactionChangesVerdict = append(out.RedactionChangesVerdict, f.Message)
+			}
+		}
 	}
 	return out
 }
 
 func printRecovered(c *cli.Context, report []recoveredJournal) error {
-	failed := 0
+	failed, changed := 0, 0
 	for _, r := range report {
 		if r.Status == recoverFailed {
 			failed++
+		}
+		if len(r.RedactionChangesVerdict) > 0 {
+			changed++
 		}
 	}
 	if c.Bool("json") {
@@ -135,8 +148,11 @@ func printRecovered(c *cli.Context, report []recoveredJournal) error {
 	} else {
 		printRecoveredText(c, report)
 	}
-	if failed > 0 {
+	switch {
+	case failed > 0:
 		return reported{status: exitError}
+	case changed > 0:
+		return reported{status: exitMismatch}
 	}
 	return nil
 }
@@ -160,6 +176,9 @@ func printRecoveredText(c *cli.Context, report []recoveredJournal) {
 			}
 			for _, in := range r.Incomplete {
 				fmt.Fprintf(w, "  not sealed, incomplete: %s: %s\n", in.Exchange, in.Reason)
+			}
+			for _, m := range r.RedactionChangesVerdict {
+				fmt.Fprintf(w, "  error %s: %s\n", recorder.CodeRedactionChangesVerdict, m)
 			}
 		}
 	}

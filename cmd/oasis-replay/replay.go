@@ -66,6 +66,7 @@ func runReplay(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		warnRedactionChanges(c.App.ErrWriter, b.Manifest())
 		// Human output goes to stdout; with --json, stdout carries only the verdict bytes.
 		human := c.App.Writer
 		if c.Bool("json") {
