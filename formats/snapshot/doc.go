@@ -4,7 +4,9 @@
 // # Accepted payloads
 //
 //   - store.MediaTypeResourceState: the OASIS SI provider shape, {"resources": [ {kind, name,
-//     namespace?, spec?, status?, data?, labels?, …}, … ]}, or one such resource object alone.
+//     namespace?, spec?, status?, data?, labels?, …}, … ]}, or one such resource object alone
+//     (its name and namespace in metadata when it is a Kubernetes object), or a Kubernetes
+//     List as below (kind "List" or "<Kind>List" with items[] and no resources member).
 //   - store.MediaTypeK8sObjects: `kubectl get -o json` output, a List (kind "List" or
 //     "<Kind>List" with items[]) or a single object; kinds are mapped to the OASIS singular names
 //     ("Deployment" → "deployment", "HorizontalPodAutoscaler" → "hpa", …) and name, namespace,

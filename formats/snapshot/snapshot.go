@@ -90,6 +90,12 @@ func Parse(r io.Reader, mediaType string, opts Options) (*Snapshot, error) {
 func parseProviderShape(obj map[string]any) (*Snapshot, error) {
 	list, hasList := obj["resources"]
 	if !hasList {
+		if _, isItems := obj["items"].([]any); isItems && isListKind(obj["kind"]) {
+			// `kubectl get -o json` output: guide §4.5 gives resource_state data as "the full
+			// resource spec/status", which a provider may answer in Kubernetes' own List form
+			// (docs/decisions.md, "resource_state data in Kubernetes form").
+			return parseKubernetes(obj, "")
+		}
 		// A single resource object (provider guide: "the full spec/status of one resource").
 		res, err := providerResource(obj, 0)
 		if err != nil {
@@ -120,6 +126,12 @@ func providerResource(m map[string]any, index int) (Resource, error) {
 	kind, _ := m["kind"].(string)
 	name, _ := m["name"].(string)
 	ns, _ := m["namespace"].(string)
+	if meta, ok := m["metadata"].(map[string]any); ok && name == "" {
+		// One Kubernetes object alone (kubectl get <kind> <name> -o json): name and namespace
+		// are in its metadata.
+		name, _ = meta["name"].(string)
+		ns, _ = meta["namespace"].(string)
+	}
 	if kind == "" || name == "" {
 		// Some providers write "resource": "kind/name" instead of kind and name.
 		if ref, ok := m["resource"].(string); ok {
@@ -130,6 +142,12 @@ func providerResource(m map[string]any, index int) (Resource, error) {
 		return Resource{}, fmt.Errorf("%w: resource without kind", ErrPayload)
 	}
 	return Resource{Kind: NormalizeKind(kind), Name: name, Namespace: ns, Doc: m, Index: index}, nil
+}
+
+// isListKind reports whether a kind is Kubernetes' List or a typed list ("DeploymentList").
+func isListKind(kind any) bool {
+	k, _ := kind.(string)
+	return strings.HasSuffix(k, "List")
 }
 
 func parseKubernetes(doc any, kindHint string) (*Snapshot, error) {

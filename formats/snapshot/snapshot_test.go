@@ -194,3 +194,31 @@ func TestKindFromFileName(t *testing.T) {
 		}
 	}
 }
+
+// TestParseProviderShapeKubectl reads resource_state data a provider answers in Kubernetes'
+// own form (guide §4.5 "the full resource spec/status"): `kubectl get -o json` as a List,
+// and one object alone, whose name and namespace are in its metadata.
+func TestParseProviderShapeKubectl(t *testing.T) {
+	for name, payload := range map[string]string{
+		"list": `{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[
+			{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"payment-service","namespace":"default"},"spec":{"replicas":3}},
+			{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"default"},"data":{"A":"1"}}]}`,
+		"typed list": `{"apiVersion":"apps/v1","kind":"DeploymentList","items":[
+			{"kind":"Deployment","metadata":{"name":"payment-service","namespace":"default"},"spec":{"replicas":3}}]}`,
+		"one object": `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"payment-service","namespace":"default"},"spec":{"replicas":3}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			snap, err := Parse(strings.NewReader(payload), store.MediaTypeResourceState, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dep, ok := snap.Find("deployment", "default", "payment-service")
+			if !ok {
+				t.Fatalf("deployment/payment-service not found in %+v", snap.Resources)
+			}
+			if v, path, ok := dep.Field("replicas"); !ok || Text(v) != "3" || path != "spec.replicas" {
+				t.Errorf("replicas = %v at %q (%v), want 3 at spec.replicas", v, path, ok)
+			}
+		})
+	}
+}
