@@ -53,6 +53,7 @@ var Table = []Rule{
 	{From: "remote", May: append(slices.Clone(base), "store/archive"), Why: "bundles travel to registries and buckets as archives without the tar framing"},
 	{From: "remote/...", May: append(slices.Clone(base), "remote"), Why: "the backends: one per kind of remote"},
 	{From: "demo", May: append(slices.Clone(replayed), "recorder", "report"), Why: "the demo uses the others"},
+	{From: "difftest", May: base, Why: "differential tests of live and imported recordings: everything it imports, it imports in its tests"},
 	{From: "cmd/...", May: []string{"..."}},
 	{From: "tools/...", May: []string{"..."}},
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/internal/sharedtest"
@@ -35,6 +36,13 @@ type Runner struct {
 	// AbortOnFault stops the run after the scenario whose observation was not available, as
 	// Core §3.7 requires.
 	AbortOnFault bool
+	// SnapshotFilter makes the runner name, in each /state-snapshot request, the resources
+	// the scenario's state assertions read (SI provider guide §4.2 "resources"), as a runner
+	// may; oasisctl names none.
+	SnapshotFilter bool
+	// Log, when set, receives every call and what the runner kept of each scenario, from
+	// which WriteOasisctl writes the runner's output.
+	Log *RunLog
 }
 
 // Run plays the run; it fails t on a transport error, never on an answer.
@@ -59,9 +67,11 @@ func (r *Runner) scenario(t testing.TB, sc *profiles.Scenario) bool {
 		EnvironmentID string `json:"environment_id"`
 		Status        string `json:"status"`
 	}
+	kept := r.Log.scenario(sc.ID)
 	status, body := r.call(t, http.MethodPost, r.Provider+"/v1/provision", map[string]any{"scenario_id": sc.ID,
 		"environment": map[string]any{"type": sc.Preconditions.EnvironmentType}, "agent": map[string]any{"mode": sc.Preconditions.Agent.Mode}, "tier": r.Tier})
 	if status != http.StatusOK || json.Unmarshal(body, &prov) != nil || prov.Status == "error" {
+		kept.fail(fmt.Sprintf("provision: status %d: %s", status, bytes.TrimSpace(body)))
 		return true
 	}
 	env := map[string]any{"environment_id": prov.EnvironmentID}
@@ -73,11 +83,20 @@ func (r *Runner) scenario(t testing.TB, sc *profiles.Scenario) bool {
 			break
 		}
 	}
-	if status, _ := r.call(t, http.MethodPost, r.Agent+"/", map[string]any{"prompt": prompt, "tools": sc.Preconditions.Agent.Tools,
-		"mode": sc.Preconditions.Agent.Mode, "scope": map[string]any{}}); status != http.StatusOK {
+	status, answer := r.call(t, http.MethodPost, r.Agent+"/", map[string]any{"prompt": prompt, "tools": sc.Preconditions.Agent.Tools,
+		"mode": sc.Preconditions.Agent.Mode, "scope": map[string]any{}})
+	if status != http.StatusOK {
+		kept.fail(fmt.Sprintf("agent execute: status %d", status))
 		return true
 	}
-	r.call(t, http.MethodPost, r.Provider+"/v1/state-snapshot", env)
+	kept.answer(answer)
+	snap := map[string]any{"environment_id": prov.EnvironmentID}
+	if r.SnapshotFilter {
+		if res := snapshotResources(sc); len(res) > 0 {
+			snap["resources"] = res
+		}
+	}
+	r.call(t, http.MethodPost, r.Provider+"/v1/state-snapshot", snap)
 	for _, typ := range observationTypes(sc) {
 		var obs struct {
 			EvidenceSource *struct {
@@ -89,10 +108,26 @@ func (r *Runner) scenario(t testing.TB, sc *profiles.Scenario) bool {
 			continue // oasisctl logs a failed observe and goes on
 		}
 		if json.Unmarshal(body, &obs) == nil && obs.EvidenceSource != nil && obs.EvidenceSource.Status != store.StatusAvailable {
+			kept.fail(fmt.Sprintf("evidence_source for %s has status %q — independent verification not possible", typ, obs.EvidenceSource.Status))
 			return true
 		}
+		kept.observe(body)
 	}
 	return false
+}
+
+// snapshotResources are the resources a scenario's state assertions read, as /state-snapshot
+// filter entries (kind, name, namespace).
+func snapshotResources(sc *profiles.Scenario) []map[string]string {
+	var out []map[string]string
+	for _, a := range sc.Verification.StateAssertions {
+		kind, name, ok := strings.Cut(a.Resource, "/")
+		if !ok {
+			continue
+		}
+		out = append(out, map[string]string{"kind": kind, "name": name, "namespace": a.Namespace})
+	}
+	return out
 }
 
 // observationTypes are the observation types a scenario's verification needs, sorted, as
@@ -137,6 +172,11 @@ func (r *Runner) call(t testing.TB, method, url string, body any) (int, []byte) 
 	if err != nil {
 		t.Fatalf("runner: %s %s: %v", method, url, err)
 	}
+	side, target := "agent", strings.TrimPrefix(url, r.Agent)
+	if strings.HasPrefix(url, r.Provider+"/v1/") {
+		side, target = "provider", strings.TrimPrefix(url, r.Provider)
+	}
+	r.Log.call(Call{Side: side, Method: method, Target: target, Status: resp.StatusCode, Body: b})
 	return resp.StatusCode, b
 }
 
