@@ -250,11 +250,33 @@
 // not; without a key all values share the one marker and so one entry.
 //
 // The recorder adds to the redacted values the credentials it finds in the input: an oasisctl
-// run configuration's agent token, the agent_credentials a provider returns from provision,
-// the token of Authorization-like headers (whose values are replaced by markers in recorded
-// exchanges in any case). These get a keyed marker when a key is given, "[REDACTED]" otherwise.
-// A live recording learns them from its whole journal before it stores anything, so a
-// credential is redacted from every exchange, also those recorded before it appeared.
+// run configuration's agent token, the secrets of the agent_credentials a provider returns
+// from provision, the token of Authorization-like headers and a Basic password (the header
+// values are replaced by markers in recorded exchanges in any case). These get a keyed marker
+// when a key is given, "[REDACTED]" otherwise. A live recording learns them from its whole
+// journal before it stores anything, so a credential is redacted from every exchange, also
+// those recorded before it appeared. Since a learned value is redacted everywhere, only what
+// carries a secret is learned, never an identifier (credentials.go; the SI provider guide §4.1
+// leaves agent_credentials open: "kubeconfig content, bearer token, etc."): tokens,
+// passwords, client keys and certificates, and the credential parts of kubeconfig content
+// (users[].user token, password, client-key-data, client-certificate-data, auth-provider
+// config, exec args and env values), whether the kubeconfig is YAML or JSON text, its base64
+// or an object; a bare string that is not kubeconfig is a token. Namespaces, principals, user
+// names, server URLs, context and cluster names and type are kept: redacted everywhere they
+// would hide from the evaluator the very resources and audit entries a verdict is about.
+//
+// # Redaction never changes a verdict
+//
+// When something was redacted and Options.Verdicts is set (the command line always sets it),
+// the seal checks that the verdict of the bundle as redacted is the verdict of the same
+// evidence unredacted (verdictcheck.go). The source's writing phase runs a second time into a
+// twin recording without redaction whose store is an overlay on the real one (overlay.go): it
+// holds in memory only what redaction changed (at most 16 MiB), hashes exchanges without
+// holding them, and persists nothing. Both manifests are evaluated by Verdicts, which says
+// what each decides without a digest or a string of the evidence; every scenario whose
+// outcome differs, and the run, gets a redaction-changes-verdict error finding naming the
+// markers and what changed. The bundle is sealed all the same. The recorder never imports the
+// evaluator: package replay/outcome implements Verdicts.
 //
 // A redacted value that overlaps a literal a recorded scenario registers for value containment
 // (Core §3.5.5: the value at the value_ref's path in the precondition state, or its base64
