@@ -22,8 +22,11 @@ func kensaRunCommand() *cli.Command {
 		ArgsUsage: "[PATH…]",
 		Description: "PATH is a .kensa directory, a scenarios directory or scenario files (default ./.kensa). Each\n" +
 			"scenario's run_command runs as Kensa runs it: no shell, the input appended as the last argument\n" +
-			"(or put where an argument says {{input}}), env_overrides applied, once per dataset row, --runs\n" +
-			"times. The agent gets KENSA_TRACE_DIR (Kensa's JSONL exporter) and OTEL_EXPORTER_OTLP_ENDPOINT\n" +
+			"(a list's \"{{input}}\" element left as it is, as Kensa leaves it; a run_command written as a\n" +
+			"string gets the input where an argument says {{input}}), the variables of the nearest .env\n" +
+			"(from the project directory up) and then env_overrides applied, once per dataset row, --runs\n" +
+			"times. Output that is not UTF-8 makes the run an error, as in Kensa. What Kensa accepts and a\n" +
+			"strict reader would not is a warning; --strict refuses it. The agent gets KENSA_TRACE_DIR (Kensa's JSONL exporter) and OTEL_EXPORTER_OTLP_ENDPOINT\n" +
 			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON, gzip-compressed or not), with\n" +
 			"OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL set to http/protobuf unless\n" +
 			"the scenario's env_overrides set one; every span source is kept byte-exact.\n" +
@@ -50,6 +53,7 @@ func kensaRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "judge-model", EnvVars: []string{"KENSA_JUDGE_MODEL"}, Usage: "model name recorded with each judgement"},
 			&cli.StringFlag{Name: "run-id", Usage: "run id recorded in each bundle (default: one made from the start time)"},
 			&cli.StringFlag{Name: "spool", Usage: "spool directory (default: a temporary directory, removed when done)"},
+			&cli.BoolFlag{Name: "strict", Usage: "refuse scenarios with what Kensa only tolerates (unknown params, …)"},
 		},
 		Action: runKensaRun,
 	}
@@ -102,7 +106,8 @@ func runKensaRun(c *cli.Context) error {
 
 func kensaRunOptions(c *cli.Context) (rkensa.Options, error) {
 	opts := rkensa.Options{Runs: c.Int("runs"), Timeout: c.Duration("timeout"), Tag: c.String("tag"),
-		JudgeModel: c.String("judge-model"), RunID: c.String("run-id"), Version: version()}
+		JudgeModel: c.String("judge-model"), RunID: c.String("run-id"), Version: version(), Strict: c.Bool("strict"),
+		Warn: func(err error) { fmt.Fprintf(c.App.ErrWriter, "warning: %v\n", err) }}
 	if opts.Runs < 1 || c.Int("parallel") < 1 || opts.Timeout <= 0 {
 		return opts, argsError(c, "--runs and --parallel must be at least 1 and --timeout positive")
 	}

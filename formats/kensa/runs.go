@@ -3,6 +3,7 @@ package kensa
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/oasis-replay/oasis-replay/internal/doc"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
@@ -117,8 +118,11 @@ const (
 	RunStderrRunes = 500
 )
 
-// RunTail is s stripped, then its last n characters.
-func RunTail(s string, n int) string { return lastRunes(strings.TrimSpace(s), n) }
+// RunTail is s stripped (Python's str.strip: Unicode whitespace and U+001C–U+001F), then its
+// last n characters.
+func RunTail(s string, n int) string {
+	return lastRunes(strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1C && r <= 0x1F }), n)
+}
 
 func lastRunes(s string, n int) string {
 	r := []rune(s)

@@ -30,7 +30,8 @@
 // the middle of its last line; --exit N exits with N after emitting; --hang sleeps for ever
 // after emitting, with a child of its own that sleeps too and writes its pid to --pidfile (the
 // process group must be killed for the child to die); --flood N writes N bytes to stdout;
-// --stderr TEXT writes TEXT to stderr; --echo-env NAME writes NAME=value to stderr.
+// --stderr TEXT writes TEXT to stderr; --echo-env NAME writes NAME=value to stderr;
+// --stdout-hex HEX writes the bytes HEX spells to stdout (UTF-8 or not).
 //
 // # Judge
 //
@@ -44,6 +45,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -59,11 +61,11 @@ import (
 
 // options are the command line of the agent.
 type options struct {
-	emit, semconv, flaky, clock, pidfile, stderr, echoEnv, judge string
-	exit                                                         int
-	flood                                                        int64
-	malformed, truncate, hang, gzip                              bool
-	request                                                      string
+	emit, semconv, flaky, clock, pidfile, stderr, echoEnv, judge, stdoutHex string
+	exit                                                                    int
+	flood                                                                   int64
+	malformed, truncate, hang, gzip                                         bool
+	request                                                                 string
 }
 
 // Main runs the agent with args (without the program name) and returns its exit status.
@@ -91,6 +93,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.clock, "clock", "fixed", "fixed or wall")
 	fs.StringVar(&o.pidfile, "pidfile", "", "with --hang, write the child's pid to `FILE`")
 	fs.StringVar(&o.stderr, "stderr", "", "write `TEXT` to stderr")
+	fs.StringVar(&o.stdoutHex, "stdout-hex", "", "write the bytes of `HEX` to stdout before the answer (any bytes, UTF-8 or not)")
 	fs.StringVar(&o.echoEnv, "echo-env", "", "write NAME=value of the environment variable `NAME` to stderr")
 	fs.IntVar(&o.exit, "exit", 0, "exit status")
 	fs.Int64Var(&o.flood, "flood", 0, "write `N` bytes to stdout")
@@ -115,6 +118,15 @@ func (o *options) run(stdout, stderr io.Writer) error {
 	}
 	if o.echoEnv != "" {
 		fmt.Fprintf(stderr, "%s=%s\n", o.echoEnv, os.Getenv(o.echoEnv))
+	}
+	if o.stdoutHex != "" {
+		b, err := hex.DecodeString(o.stdoutHex)
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
 	}
 	verb, order, err := o.verb()
 	if err != nil {

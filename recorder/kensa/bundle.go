@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
@@ -291,12 +290,13 @@ func (c Captured) tail(n int) (string, error) {
 		if _, err := f.ReadAt(buf, size-window); err != nil && err != io.EOF {
 			return "", err
 		}
-		text := strings.TrimRightFunc(string(buf), unicode.IsSpace)
+		// Kensa reads the output in text mode: universal newlines (pyNewlines).
+		text := strings.TrimRightFunc(pyNewlines(string(buf)), pyIsSpace)
 		// The window may start inside a character, whose bytes count as up to three: more than
 		// n+3 characters hold the last n whole ones.
 		if window == size || utf8.RuneCountInString(text) > n+3 {
 			if window == size {
-				return fkensa.RunTail(string(buf), n), nil
+				return fkensa.RunTail(pyNewlines(string(buf)), n), nil
 			}
 			return fkensa.RunTail(text, n), nil
 		}

@@ -35,6 +35,10 @@ type Options struct {
 	MaxOutput int64
 	// Version is the recorder's version, recorded in each bundle.
 	Version string
+	// Strict refuses a scenario with warnings (fkensa.Scenario.Warnings: what Kensa accepts
+	// and a strict reader would not); Warn, when set, hears each warning otherwise.
+	Strict bool
+	Warn   func(error)
 }
 
 // Job is one run to execute: a scenario, a dataset row (or none) and a repeat.
@@ -95,6 +99,16 @@ func planScenario(file string, opts Options) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Strict {
+		if err := sc.StrictError(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Warn != nil {
+		for _, w := range sc.Warnings {
+			opts.Warn(w)
+		}
+	}
 	scenDir := filepath.Dir(file)
 	root := filepath.Dir(scenDir)
 	rel := "scenarios/" + filepath.Base(file)
@@ -145,7 +159,16 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 			r.Input, r.HasInput = v, true
 		}
 	}
-	r.Argv = buildArgv(sc.RunCommand, r.Input, r.HasInput)
+	r.Argv = buildArgv(sc.RunCommand, sc.RunCommandText != "", r.Input, r.HasInput)
+	dot := loadDotenv(job.Dir)
+	if dot.Path != "" {
+		r.Findings = append(r.Findings, dotenvFinding(sc.ID, job.Dir, dot))
+	}
+	if dot.Err != "" {
+		// Kensa's runner raises reading it, before the agent starts: an error run.
+		r.Exit = store.KensaExit{Code: -1, Error: dot.Err}
+		return r, nil
+	}
 	traceDir := filepath.Join(spool, "trace")
 	otlpDir := filepath.Join(spool, "otlp")
 	for _, d := range []string{traceDir, otlpDir} {
@@ -157,7 +180,7 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 	if err != nil {
 		return nil, err
 	}
-	env := runEnv(sc, traceDir, recv.Endpoint())
+	env := runEnv(sc, dot.Vars, traceDir, recv.Endpoint())
 	res, err := command.Run(ctx, command.Spec{Argv: r.Argv, Env: env, Dir: job.Dir, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput, SpoolDir: spool})
 	bodies, rejected := recv.Close()
 	if err != nil {
@@ -170,13 +193,21 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 	if res.StartError != "" || res.TimedOut || res.Cancelled || res.Signal != "" {
 		r.Exit.Code = -1
 	}
+	undecodable, err := outputError(res)
+	if err != nil {
+		return nil, err
+	}
 	spans, findings := collectSpans(r, filepath.Join(traceDir, "spans.jsonl"), bodies, opts)
 	if rejected > 0 {
 		findings = append(findings, store.Finding{Code: "otlp_rejected", Severity: store.SeverityWarning, Scenario: sc.ID,
 			Message: fmt.Sprintf("%d OTLP requests were refused (wrong path, method, type or size)", rejected)})
 	}
-	r.Findings = findings
+	r.Findings = append(r.Findings, findings...)
 	switch malformed := firstError(findings); {
+	case undecodable != "":
+		// subprocess.run(text=True) raises decoding the output: Kensa's run is an error whose
+		// stderr is the decoder's message, whatever the spans.
+		r.Exit.Code, r.Exit.Error = -1, undecodable
 	case malformed != "":
 		// Kensa's runner fails a run whose span file does not parse; so does the recording,
 		// which keeps every span source as it came, for anyone to look at.
@@ -198,9 +229,12 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 	return r, nil
 }
 
-// buildArgv is runner._build_command, plus the {{input}} placeholder of the scenario format's
-// description: where an argument holds it, the input goes there instead of last.
-func buildArgv(command []string, input pyvalue.Value, has bool) []string {
+// buildArgv is runner._build_command: the input (a dict as json.dumps writes it, anything else
+// as str) appended last, every element of a list-form run_command left as it is, a literal
+// "{{input}}" included. A run_command written as a string (which Kensa v0.7.0 refuses; the
+// scenario format's description writes one) is the format's: where an argument holds
+// {{input}}, the input goes there instead of last.
+func buildArgv(command []string, fromText bool, input pyvalue.Value, has bool) []string {
 	argv := slices.Clone(command)
 	if !has {
 		return argv
@@ -211,7 +245,7 @@ func buildArgv(command []string, input pyvalue.Value, has bool) []string {
 	}
 	placed := false
 	for i, a := range argv {
-		if strings.Contains(a, "{{input}}") {
+		if fromText && strings.Contains(a, "{{input}}") {
 			argv[i], placed = strings.ReplaceAll(a, "{{input}}", text), true
 		}
 	}
@@ -225,12 +259,16 @@ func buildArgv(command []string, input pyvalue.Value, has bool) []string {
 // configuration: the traces one first, then the general one).
 var protocolEnv = []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"}
 
-// runEnv is the agent's environment: kensa run's, the scenario's env_overrides (but the
-// protected variables), Kensa's trace directory and the OTLP receiver's endpoint. The
-// receiver speaks OTLP/HTTP only, so the protocol variables say http/protobuf (an SDK's
-// default may be gRPC) unless env_overrides choose one.
-func runEnv(sc *fkensa.Scenario, traceDir, endpoint string) []string {
+// runEnv is the agent's environment, in Kensa's order (runner.run_scenario): kensa run's, the
+// nearest .env's variables (which win over it, the protected ones included, as in Kensa), the
+// scenario's env_overrides (but the protected variables), Kensa's trace directory and the
+// OTLP receiver's endpoint. The receiver speaks OTLP/HTTP only, so the protocol variables say
+// http/protobuf (an SDK's default may be gRPC) unless env_overrides choose one.
+func runEnv(sc *fkensa.Scenario, dotenv []EnvPair, traceDir, endpoint string) []string {
 	env := os.Environ()
+	for _, kv := range dotenv {
+		env = append(env, kv.Name+"="+kv.Value)
+	}
 	chosen := false
 	for _, kv := range sc.EnvOverrides {
 		if !slices.Contains(protectedEnv, kv.Name) {
@@ -246,6 +284,50 @@ func runEnv(sc *fkensa.Scenario, traceDir, endpoint string) []string {
 		}
 	}
 	return env
+}
+
+// dotenvFinding says which .env the agent's environment took variables from, by their names
+// (never their values, which are often credentials).
+func dotenvFinding(id, dir string, d dotenv) store.Finding {
+	rel, err := filepath.Rel(dir, d.Path)
+	if err != nil {
+		rel = ".env"
+	}
+	names := make([]string, 0, len(d.Vars))
+	for _, kv := range d.Vars {
+		if !slices.Contains(names, kv.Name) {
+			names = append(names, kv.Name)
+		}
+	}
+	msg := fmt.Sprintf("the agent's environment has the variables of %s, loaded as Kensa's runner loads the nearest .env: %s", rel, strings.Join(names, ", "))
+	if d.Err != "" {
+		msg = fmt.Sprintf("%s is not UTF-8 (%s): Kensa's runner fails the run reading it", rel, d.Err)
+	}
+	return store.Finding{Code: "dotenv", Severity: store.SeverityInfo, Scenario: id, File: filepath.ToSlash(rel), Message: msg}
+}
+
+// outputError is Python's error decoding the agent's stdout, then its stderr, as
+// subprocess.run(text=True) decodes them (communicate: stdout first), "" when both decode or
+// the run timed out or did not start (Kensa's runner fails those first).
+func outputError(res *command.Result) (string, error) {
+	if res.TimedOut || res.StartError != "" || res.Cancelled {
+		return "", nil
+	}
+	for _, o := range []command.Output{res.Stdout, res.Stderr} {
+		if o.Path == "" {
+			continue
+		}
+		f, err := os.Open(o.Path)
+		if err != nil {
+			return "", err
+		}
+		msg, err := pyUTF8ErrorOf(f, o.Truncated)
+		f.Close()
+		if err != nil || msg != "" {
+			return msg, err
+		}
+	}
+	return "", nil
 }
 
 // captured refers to a captured stream where command.Run spooled it: it is read when sealed,
