@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/oasis-replay
 FUZZTIME ?= 30s
 
-.PHONY: all build install test test-long demo bench fuzz lint clean
+.PHONY: all build install test test-long difftest demo bench fuzz lint clean
 
 all: build
 
@@ -22,6 +22,12 @@ test:
 ## test-long: longer variants (100 crash iterations, bigger property runs).
 test-long:
 	OASIS_REPLAY_LONG=1 $(GO) test -count=1 -timeout 60m ./...
+
+## difftest: DIFFTEST_WORLDS seeded SI worlds captured live and imported (go test runs 200);
+## prints the worlds run, the shapes covered and every failing seed.
+DIFFTEST_WORLDS ?= 5000
+difftest:
+	cd difftest && DIFFTEST_WORLDS=$(DIFFTEST_WORLDS) $(GO) test -count=1 -timeout 60m -run 'TestWorlds$$'
 
 ## demo: record, replay and audit the built-in example run on the embedded default store.
 demo: build

@@ -102,7 +102,7 @@ func TestWorlds(t *testing.T) {
 		shapes = append(shapes, fmt.Sprintf("%s %d", s, n))
 	}
 	slices.Sort(shapes)
-	t.Logf("shapes covered (worlds using each):\n  %s", strings.Join(shapes, "\n  "))
+	fmt.Printf("difftest: shapes covered (worlds using each):\n  %s\n", strings.Join(shapes, "\n  "))
 	fmt.Printf("difftest: %d worlds run, %d shapes covered, failures: %d\n", run, len(covered), len(failed))
 	for _, seed := range failed {
 		fmt.Printf("difftest: failing seed %d (go test ./difftest -run 'TestWorlds/seed=%d$' -v)\n", seed, seed)
