@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/oasis-replay
 FUZZTIME ?= 30s
 
-.PHONY: all build install test test-long difftest demo bench fuzz lint clean
+.PHONY: all build install test test-long difftest difftest-kensa demo bench fuzz lint clean
 
 all: build
 
@@ -26,10 +26,19 @@ test-long:
 ## difftest: DIFFTEST_WORLDS seeded SI worlds captured live and imported (go test runs 200);
 ## prints the worlds run, the shapes covered and every failing seed.
 DIFFTEST_WORLDS ?= 5000
-difftest:
+difftest: difftest-kensa
 	cd difftest && DIFFTEST_WORLDS=$(DIFFTEST_WORLDS) $(GO) test -count=1 -timeout 60m -run 'TestWorlds$$'
 
-## demo: record, replay and audit the built-in example run on the embedded default store.
+## difftest-kensa: KENSA_DIFFTEST_RUNS runs of seeded Kensa projects, through real Kensa v0.7.0
+## (../shared/tools/real-kensa) and through oasis-replay (kensa run; kensa import and replay), go
+## test runs 300; prints "N/M runs agree" and the failing seeds by cause. KENSA_DIFFTEST_ALL=1 also
+## generates the features the default budget leaves out (internal/kensadiff, notYet).
+KENSA_DIFFTEST_RUNS ?= 5000
+difftest-kensa:
+	cd internal/kensadiff && $(GO) test -count=1 -timeout 60m -run 'TestAgainstKensa$$' -args \
+		-kensadiff.runs=$(KENSA_DIFFTEST_RUNS) $(if $(KENSA_DIFFTEST_ALL),-kensadiff.all)
+
+## demo: record, replay and audit built-in examples of OASIS, Kensa and the Eval Library on the default store.
 demo: build
 	./$(BIN) demo
 
