@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -12,8 +14,8 @@ const workers = 8
 // forEach runs fn(i) for i in [0, n) on up to workers goroutines and returns the error of the
 // lowest i that failed, so that the error reported does not depend on timing. After a failure
 // no new item starts.
-func forEach(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
+func forEach(parent context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	errs := make([]error, n)
 	next := make(chan int)
@@ -39,10 +41,17 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	// The first failure cancels the others, which then fail with the cancellation: report the
+	// lowest i that failed for its own reason.
+	var canceled error
 	for _, err := range errs {
-		if err != nil {
+		switch {
+		case err == nil:
+		case errors.Is(err, context.Canceled) && parent.Err() == nil:
+			canceled = cmp.Or(canceled, err)
+		default:
 			return err
 		}
 	}
-	return ctx.Err()
+	return cmp.Or(canceled, parent.Err())
 }

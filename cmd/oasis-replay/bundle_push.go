@@ -13,7 +13,7 @@ func bundlePushCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "push",
 		Usage:     "push bundles, their tags and receipts to an OCI registry or S3 bucket",
-		ArgsUsage: "REMOTE BUNDLE...",
+		ArgsUsage: "REMOTE [BUNDLE...]",
 		Description: "REMOTE is a remote's name (remote add) or its URL. Each bundle is uploaded as its\n" +
 			"archive's index.json and blobs under an OCI wrapper manifest named bundle-<hex> and by the\n" +
 			"store's tags; its receipts are attached as referrers. Only what the remote lacks is\n" +

@@ -96,11 +96,11 @@ func (b *Bucket) wrap(err error, key string) error {
 	case err == nil:
 		return nil
 	case notFound(err):
-		return fmt.Errorf("%w: %s/%s: %w", remote.ErrNotFound, b.url, key, err)
+		return fmt.Errorf("%w: s3://%s/%s: %w", remote.ErrNotFound, b.bucket, key, err)
 	case minio.ToErrorResponse(err).StatusCode == http.StatusPreconditionFailed:
-		return fmt.Errorf("%w: %s/%s changed meanwhile (run the command again): %w", remote.ErrConflict, b.url, key, err)
+		return fmt.Errorf("%w: s3://%s/%s changed meanwhile (run the command again): %w", remote.ErrConflict, b.bucket, key, err)
 	}
-	return fmt.Errorf("%s/%s: %w", b.url, key, err)
+	return fmt.Errorf("s3://%s/%s: %w", b.bucket, key, err)
 }
 
 func (b *Bucket) exists(ctx context.Context, key string) (bool, error) {
@@ -226,7 +226,7 @@ func (b *Bucket) ResolveName(ctx context.Context, name string) (store.Descriptor
 	}
 	var e referrerEntry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return store.Descriptor{}, fmt.Errorf("%w: %s/%s: %w", remote.ErrIntegrity, b.url, key, err)
+		return store.Descriptor{}, fmt.Errorf("%w: s3://%s/%s: %w", remote.ErrIntegrity, b.bucket, key, err)
 	}
 	return e.descriptor(key)
 }
@@ -271,7 +271,7 @@ func (b *Bucket) Referrers(ctx context.Context, d store.Descriptor) ([]remote.Re
 		}
 		var e referrerEntry
 		if err := json.Unmarshal(data, &e); err != nil {
-			return nil, fmt.Errorf("%w: %s/%s: %w", remote.ErrIntegrity, b.url, k, err)
+			return nil, fmt.Errorf("%w: s3://%s/%s: %w", remote.ErrIntegrity, b.bucket, k, err)
 		}
 		rd, err := e.descriptor(k)
 		if err != nil {
