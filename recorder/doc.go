@@ -271,7 +271,7 @@
 // the seal checks that the verdict of the bundle as redacted is the verdict of the same
 // evidence unredacted (verdictcheck.go). The source's writing phase runs a second time into a
 // twin recording without redaction whose store is an overlay on the real one (overlay.go): it
-// holds in memory only what redaction changed (at most 16 MiB), hashes exchanges without
+// holds in memory only what redaction changed (at most 8 MiB), hashes exchanges without
 // holding them, and persists nothing. Both manifests are evaluated by Verdicts, which says
 // what each decides without a digest or a string of the evidence; every scenario whose
 // outcome differs, and the run, gets a redaction-changes-verdict error finding naming the

@@ -35,16 +35,19 @@ type overlay struct {
 	over    bool
 }
 
+// errOverBudget stops the twin's recording: a blob it would have to hold is beyond the budget,
+// so the check cannot be made, and recording the rest would be wasted.
+var errOverBudget = errors.New("recorder: verdict check: beyond the budget")
+
 func newOverlay(base twinBase, budget int64) *overlay {
 	return &overlay{base: base, budget: budget, blobs: map[store.Digest][]byte{}, objects: map[store.Digest]store.Kind{}}
 }
 
 // PutBlob reads r, keeping its bytes while they fit in the budget, and holds them unless
-// base has the same blob.
+// base has the same blob. A blob base lacks and the budget cannot hold is errOverBudget.
 func (o *overlay) PutBlob(ctx context.Context, r io.Reader) (store.Digest, int64, error) {
 	g := store.NewDigester()
-	var buf bytes.Buffer
-	keep := &limited{buf: &buf, room: o.room()}
+	keep := &limited{room: o.room()}
 	n, err := io.Copy(io.MultiWriter(g, keep), r)
 	if err != nil {
 		return store.Digest{}, 0, err
@@ -62,9 +65,9 @@ func (o *overlay) PutBlob(ctx context.Context, r io.Reader) (store.Digest, int64
 	}
 	if keep.full {
 		o.over = true
-		return d, n, nil
+		return d, n, errOverBudget
 	}
-	o.blobs[d] = buf.Bytes()
+	o.blobs[d] = keep.bytes()
 	o.held += n
 	return d, n, nil
 }
@@ -80,31 +83,39 @@ func (o *overlay) sum(r io.Reader) (store.Digest, int64, error) {
 func (o *overlay) room() int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.budget == 0 {
+	switch {
+	case o.budget == 0:
 		return -1
+	case o.over:
+		return 0
 	}
 	return o.budget - o.held
 }
 
-// limited buffers writes up to room bytes (room < 0: no limit), then only notes that it is full.
+// limited keeps writes up to room bytes (room < 0: no limit), in pieces so that no copy
+// doubles what it holds, then only notes that it is full and lets go of them.
 type limited struct {
-	buf  *bytes.Buffer
-	room int64
-	full bool
+	pieces [][]byte
+	n      int64
+	room   int64
+	full   bool
 }
 
 func (l *limited) Write(p []byte) (int, error) {
 	if l.full {
 		return len(p), nil
 	}
-	if l.room >= 0 && int64(l.buf.Len()+len(p)) > l.room {
-		l.full = true
-		l.buf.Reset()
+	if l.room >= 0 && l.n+int64(len(p)) > l.room {
+		l.full, l.pieces = true, nil
 		return len(p), nil
 	}
-	l.buf.Write(p)
+	l.pieces = append(l.pieces, bytes.Clone(p))
+	l.n += int64(len(p))
 	return len(p), nil
 }
+
+// bytes joins the pieces.
+func (l *limited) bytes() []byte { return bytes.Join(l.pieces, nil) }
 
 // PutObject holds the canonical bytes of an object base lacks.
 func (o *overlay) PutObject(ctx context.Context, canonical []byte) (store.Descriptor, error) {

@@ -63,7 +63,7 @@ const (
 // twinBudget bounds the unredacted bytes the check holds in memory: only blobs and objects
 // that redaction changed are held (the others are read from the store), and a live recording
 // stays within 64 MiB.
-const twinBudget = 16 << 20
+const twinBudget = 8 << 20
 
 // checkVerdicts compares the verdict of the recording as it will be sealed with the verdict
 // of the same evidence unredacted: write runs again into a twin recording without redaction,
@@ -80,13 +80,6 @@ func (r *recording) checkVerdicts(ctx context.Context, write writer) ([]store.Fi
 		return []store.Finding{{Code: CodeRedactionUnchecked, Severity: store.SeverityWarning,
 			Message: "whether redaction changes the verdict was not checked: " + why}}
 	}
-	asSealed := newOverlay(base, 0)
-	d, err := store.Put(ctx, asSealed, &r.m)
-	if err != nil {
-		return nil, err
-	}
-	redacted, rerr := r.opts.Verdicts.Outcomes(ctx, asSealed, d.Digest)
-
 	plain := newOverlay(base, twinBudget)
 	twinOpts := r.opts
 	twinOpts.Redactor, twinOpts.Tags = nil, nil
@@ -95,17 +88,24 @@ func (r *recording) checkVerdicts(ctx context.Context, write writer) ([]store.Fi
 		return nil, err
 	}
 	twin.hooks.frozen, twin.twin = true, true
-	if err := write(ctx, twin); err != nil {
+	err = write(ctx, twin)
+	switch {
+	case plain.over:
+		return unchecked(fmt.Sprintf("the blobs redaction changed exceed the check's %d MiB", twinBudget>>20)), nil
+	case err != nil:
 		return unchecked(fmt.Sprintf("the evidence unredacted could not be recorded: %v", err)), nil
 	}
 	twin.finish()
-	if plain.over {
-		return unchecked(fmt.Sprintf("the blobs redaction changed exceed the check's %d MiB", twinBudget>>20)), nil
-	}
 	td, err := store.Put(ctx, plain, &twin.m)
 	if err != nil {
 		return nil, err
 	}
+	asSealed := newOverlay(base, 0)
+	d, err := store.Put(ctx, asSealed, &r.m)
+	if err != nil {
+		return nil, err
+	}
+	redacted, rerr := r.opts.Verdicts.Outcomes(ctx, asSealed, d.Digest)
 	unredacted, uerr := r.opts.Verdicts.Outcomes(ctx, plain, td.Digest)
 	switch {
 	case rerr != nil && uerr != nil:
@@ -115,7 +115,12 @@ func (r *recording) checkVerdicts(ctx context.Context, write writer) ([]store.Fi
 	case uerr != nil:
 		unredacted = map[string][]string{"": {"not evaluable: " + uerr.Error()}}
 	}
-	return r.verdictFindings(redacted, unredacted), nil
+	found := r.verdictFindings(redacted, unredacted)
+	hide := r.hooks.pass()
+	for i := range found {
+		found[i].Message = hide.str(found[i].Message) // an evaluation error may quote the evidence unredacted
+	}
+	return found, nil
 }
 
 // verdictFindings names, per scenario whose outcome differs (and for the run), the markers
