@@ -15,6 +15,15 @@ import (
 // that is not a span object is an error naming its line and column: a file cut short mid-line
 // is reported, never half-read silently. name is used in errors.
 func ReadJSONL(name string, data []byte) ([]Span, error) {
+	return ReadJSONLWith(name, data, nil)
+}
+
+// TimeFunc reads a span's start_time or end_time (nil when absent) as Unix nanoseconds.
+type TimeFunc func(n *doc.Node) (int64, error)
+
+// ReadJSONLWith is ReadJSONL with the span times read by times (integer nanoseconds when nil):
+// Kensa's reader takes its own forms (formats/kensa.SpanTimestamp).
+func ReadJSONLWith(name string, data []byte, times TimeFunc) ([]Span, error) {
 	var spans []Span
 	lines := doc.NewLines(name, bytes.NewReader(data), doc.Limits{})
 	for {
@@ -24,7 +33,7 @@ func ReadJSONL(name string, data []byte) ([]Span, error) {
 		}
 		var s Span
 		if err == nil {
-			s, err = jsonlSpan(n)
+			s, err = jsonlSpan(n, times)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
@@ -33,7 +42,7 @@ func ReadJSONL(name string, data []byte) ([]Span, error) {
 	}
 }
 
-func jsonlSpan(n *doc.Node) (Span, error) {
+func jsonlSpan(n *doc.Node, times TimeFunc) (Span, error) {
 	if n.Kind() != doc.Object {
 		return Span{}, n.Errorf("a span is a JSON object, got %s", n.Kind().Article())
 	}
@@ -47,6 +56,14 @@ func jsonlSpan(n *doc.Node) (Span, error) {
 		key string
 		dst *int64
 	}{{"start_time", &s.Start}, {"end_time", &s.End}} {
+		if times != nil {
+			ns, err := times(n.Get(field.key))
+			if err != nil {
+				return Span{}, err
+			}
+			*field.dst = ns
+			continue
+		}
 		if v := n.Get(field.key); v != nil && !v.IsNull() {
 			ns, err := v.Int64()
 			if err != nil {

@@ -31,7 +31,8 @@
 // after emitting, with a child of its own that sleeps too and writes its pid to --pidfile (the
 // process group must be killed for the child to die); --flood N writes N bytes to stdout;
 // --stderr TEXT writes TEXT to stderr; --echo-env NAME writes NAME=value to stderr;
-// --stdout-hex HEX writes the bytes HEX spells to stdout (UTF-8 or not).
+// --stdout-hex HEX writes the bytes HEX spells to stdout (UTF-8 or not); --times FORM writes
+// the JSONL span times in another form Kensa reads (us, ms, s, iso, iso-offset, iso-naive, null).
 //
 // # Judge
 //
@@ -61,11 +62,11 @@ import (
 
 // options are the command line of the agent.
 type options struct {
-	emit, semconv, flaky, clock, pidfile, stderr, echoEnv, judge, stdoutHex string
-	exit                                                                    int
-	flood                                                                   int64
-	malformed, truncate, hang, gzip                                         bool
-	request                                                                 string
+	emit, semconv, flaky, clock, pidfile, stderr, echoEnv, judge, stdoutHex, times string
+	exit                                                                           int
+	flood                                                                          int64
+	malformed, truncate, hang, gzip                                                bool
+	request                                                                        string
 }
 
 // Main runs the agent with args (without the program name) and returns its exit status.
@@ -93,6 +94,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.clock, "clock", "fixed", "fixed or wall")
 	fs.StringVar(&o.pidfile, "pidfile", "", "with --hang, write the child's pid to `FILE`")
 	fs.StringVar(&o.stderr, "stderr", "", "write `TEXT` to stderr")
+	fs.StringVar(&o.times, "times", "ns", "span times in the JSONL file as `FORM`: ns, us, ms, s, iso, iso-offset, iso-naive or null")
 	fs.StringVar(&o.stdoutHex, "stdout-hex", "", "write the bytes of `HEX` to stdout before the answer (any bytes, UTF-8 or not)")
 	fs.StringVar(&o.echoEnv, "echo-env", "", "write NAME=value of the environment variable `NAME` to stderr")
 	fs.IntVar(&o.exit, "exit", 0, "exit status")
@@ -219,7 +221,7 @@ func (o *options) writeJSONL(spans []span) error {
 	}
 	var b bytes.Buffer
 	for _, s := range spans {
-		b.WriteString(s.jsonl(o.semconv))
+		b.WriteString(s.jsonl(o.semconv, o.times))
 		b.WriteByte('\n')
 	}
 	if o.malformed {
@@ -227,7 +229,7 @@ func (o *options) writeJSONL(spans []span) error {
 	}
 	data := b.Bytes()
 	if o.truncate {
-		data = data[:len(data)-len(spans[len(spans)-1].jsonl(o.semconv))/2-1]
+		data = data[:len(data)-len(spans[len(spans)-1].jsonl(o.semconv, o.times))/2-1]
 	}
 	return os.WriteFile(filepath.Join(dir, "spans.jsonl"), data, 0o600)
 }
@@ -328,7 +330,7 @@ func ExporterLines(request string, refund bool, start int64, seed uint64) ([]byt
 	spans, answer := script(verb, words[1], start, seed)
 	var b bytes.Buffer
 	for _, s := range spans {
-		b.WriteString(s.jsonl("openinference"))
+		b.WriteString(s.jsonl("openinference", "ns"))
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), answer

@@ -2,6 +2,7 @@ package kensaagent
 
 import (
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -148,7 +149,7 @@ func (s *span) genAI(old bool, add func(string, any)) {
 
 // jsonl renders the span as Kensa's JSONLSpanExporter writes it (exporter.py _span_to_dict,
 // json.dumps).
-func (s *span) jsonl(semconv string) string {
+func (s *span) jsonl(semconv, times string) string {
 	keys, vals := s.attrs(semconv)
 	attrVals := make([]pyvalue.Value, len(vals))
 	for i, v := range vals {
@@ -161,10 +162,34 @@ func (s *span) jsonl(semconv string) string {
 	d := pyvalue.NewDict(
 		[]string{"name", "trace_id", "span_id", "parent_span_id", "start_time", "end_time", "status", "attributes"},
 		[]pyvalue.Value{pyvalue.NewStr(s.name), pyvalue.NewStr(fmt.Sprintf("%x", s.traceID[:])), pyvalue.NewStr(fmt.Sprintf("%x", s.spanID[:])),
-			parent, pyvalue.NewInt(s.start), pyvalue.NewInt(s.end),
+			parent, timeValue(s.start, times), timeValue(s.end, times),
 			pyvalue.NewDict([]string{"status_code"}, []pyvalue.Value{pyvalue.NewStr("UNSET")}),
 			pyvalue.NewDict(keys, attrVals)})
 	return pyvalue.Dumps(d)
+}
+
+// timeValue is a span time (Unix nanoseconds) in one of the forms Kensa's
+// translate._parse_timestamp reads: ns (integer nanoseconds, the exporter's), us, ms, s (a
+// float), iso (UTC, "Z"), iso-offset (+05:30), iso-naive (no offset), or null.
+func timeValue(ns int64, form string) pyvalue.Value {
+	t := time.Unix(0, ns).UTC()
+	switch form {
+	case "us":
+		return pyvalue.NewInt(ns / 1e3)
+	case "ms":
+		return pyvalue.NewInt(ns / 1e6)
+	case "s":
+		return pyvalue.NewFloat(float64(ns) / 1e9)
+	case "iso":
+		return pyvalue.NewStr(t.Format("2006-01-02T15:04:05.000000Z"))
+	case "iso-offset":
+		return pyvalue.NewStr(t.In(time.FixedZone("", 5*3600+1800)).Format("2006-01-02T15:04:05.000000-07:00"))
+	case "iso-naive":
+		return pyvalue.NewStr(t.Format("2006-01-02 15:04:05.000000"))
+	case "null":
+		return pyvalue.Value{}
+	}
+	return pyvalue.NewInt(ns)
 }
 
 func pyValue(v any) pyvalue.Value {

@@ -14,7 +14,8 @@ import (
 )
 
 // behaviours holds scenarios of Kensa runner behaviours (the nearest .env, stdout that is not
-// UTF-8, a literal {{input}} element, what Kensa's models tolerate), a .env file (as dotenv),
+// UTF-8, a literal {{input}} element, what Kensa's models tolerate, span times in every form
+// translate._parse_timestamp reads), a .env file (as dotenv),
 // and in .kensa/runs, traces and results what real Kensa v0.7.0 recorded running them once.
 // Regenerate with go test ./recorder/kensa -run KensaBehaviours -update.
 const behaviours = "testdata/behaviours"
@@ -47,8 +48,8 @@ func TestKensaBehaviours(t *testing.T) {
 		}
 		kensaOf[r.Definition.Scenario.ID] = outcomeWithError(res)
 	}
-	if len(kensaOf) != 6 {
-		t.Fatalf("%d scenarios imported, want 6", len(kensaOf))
+	if len(kensaOf) != 13 {
+		t.Fatalf("%d scenarios imported, want 13", len(kensaOf))
 	}
 
 	agentOnPath(t)
@@ -68,6 +69,8 @@ func TestKensaBehaviours(t *testing.T) {
 		"not_utf8":        "'utf-8' codec can't decode byte 0xff in position 2: invalid start byte",
 		"not_utf8_cut":    "'utf-8' codec can't decode bytes in position 0-1: invalid continuation byte",
 		"literal_input":   "stderr:\n{{input}}",
+		"times_null":      "Cannot parse timestamp: None",
+		"times_iso":       "max_duration passed=false",
 	} {
 		if got := liveOf[id].Checks; !strings.Contains(strings.Join(got, "\n"), want) {
 			t.Errorf("%s: %q, want it to say %q", id, got, want)

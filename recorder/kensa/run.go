@@ -197,7 +197,7 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 	if err != nil {
 		return nil, err
 	}
-	spans, findings := collectSpans(r, filepath.Join(traceDir, "spans.jsonl"), bodies, opts)
+	spans, findings, kensaErr := collectSpans(r, filepath.Join(traceDir, "spans.jsonl"), bodies, opts)
 	if rejected > 0 {
 		findings = append(findings, store.Finding{Code: "otlp_rejected", Severity: store.SeverityWarning, Scenario: sc.ID,
 			Message: fmt.Sprintf("%d OTLP requests were refused (wrong path, method, type or size)", rejected)})
@@ -208,6 +208,9 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 		// subprocess.run(text=True) raises decoding the output: Kensa's run is an error whose
 		// stderr is the decoder's message, whatever the spans.
 		r.Exit.Code, r.Exit.Error = -1, undecodable
+	case kensaErr != "":
+		// Kensa's runner fails the run with its own error's text (a span time it cannot read).
+		r.Exit.Code, r.Exit.Error = -1, kensaErr
 	case malformed != "":
 		// Kensa's runner fails a run whose span file does not parse; so does the recording,
 		// which keeps every span source as it came, for anyone to look at.
@@ -369,23 +372,27 @@ func noSpansMessage(id string, res *command.Result, timeout time.Duration, stder
 }
 
 // collectSpans reads the exporter's JSONL file and the OTLP bodies, keeps each as a span
-// source, and converts the spans to Kensa's model. Malformed sources are findings.
-func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Options) ([]fkensa.Span, []store.Finding) {
+// source, and converts the spans to Kensa's model. Malformed sources are findings; kensaErr is
+// the text of the error Kensa's runner raises reading the JSONL file, when this reader knows it
+// (a span time translate._parse_timestamp refuses).
+func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Options) (spans []fkensa.Span, findings []store.Finding, kensaErr string) {
 	var prices fkensa.Prices
 	if opts.Prices != nil {
 		prices, _ = fkensa.ParsePrices(PricesPath, opts.Prices)
 	}
-	var spans []fkensa.Span
-	var findings []store.Finding
 	bad := func(src string, err error) {
 		findings = append(findings, store.Finding{Code: "spans_malformed", Severity: store.SeverityError,
 			Scenario: r.Definition.Scenario.ID, File: src, Message: err.Error()})
 	}
 	if data, err := os.ReadFile(jsonl); err == nil {
 		r.SpanSources = append(r.SpanSources, Source{Path: "KENSA_TRACE_DIR/spans.jsonl", MediaType: store.MediaTypeOpenInferenceJSONL, Data: data})
-		got, err := otlp.ReadJSONL("spans.jsonl", data)
+		// Kensa reads the span times its own way (translate._parse_timestamp).
+		got, err := otlp.ReadJSONLWith("spans.jsonl", data, fkensa.SpanTimestamp)
 		if err != nil {
 			bad("spans.jsonl", err)
+			if te := (*fkensa.TimestampError)(nil); errors.As(err, &te) {
+				kensaErr = te.Msg
+			}
 		}
 		spans = append(spans, ToKensa(got, prices)...)
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -410,7 +417,7 @@ func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Opti
 		}
 		spans = append(spans, ToKensa(got, prices)...)
 	}
-	return spans, findings
+	return spans, findings, kensaErr
 }
 
 // ToKensa converts spans to Kensa's model as translate.span_to_kensa does, costing spans that
