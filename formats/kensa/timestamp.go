@@ -274,8 +274,8 @@ func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 
 type isoTime struct {
 	hour, minute, second, micro int
-	tzOffset, tzMicro          int // seconds and microseconds east of UTC
-	aware                      bool
+	tzOffset, tzMicro           int // seconds and microseconds east of UTC
+	aware                       bool
 }
 
 // isoTimeOf is parse_isoformat_time.
