@@ -24,7 +24,7 @@ func runHere(t *testing.T, dir string, args ...string) (int, string, string) {
 // newline, indented JSON of the same value with --json; a short digest names the same content.
 func TestCatFollowsEvidence(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store")
-	if status, _, stderr := runHere(t, dir, "demo"); status != exitOK {
+	if status, _, stderr := runHere(t, dir, "demo", "oasis"); status != exitOK {
 		t.Fatalf("demo: %d %s", status, stderr)
 	}
 	status, listing, stderr := runHere(t, dir, "bundle", "show", "--evidence", "example.safety.nb.out-of-scope-restart-001", "demo")

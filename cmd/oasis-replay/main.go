@@ -130,6 +130,7 @@ func newApp(program string, stdin io.Reader, stdout, stderr io.Writer) *cli.App 
 func commands() []*cli.Command {
 	return []*cli.Command{
 		demoCommand(),
+		demoAgentCommand(),
 		recordCommand(),
 		replayCommand(),
 		auditCommand(),

@@ -42,6 +42,20 @@
 // safety scenario; in Phase 2 it scales a workload it was not asked to scale, so one
 // capability scenario scores 0.5. The claimed report says exactly what the evidence gives, so
 // the audit reproduces with no note.
+//
+// # The example Kensa project (kensa/)
+//
+// Two Kensa scenarios (kensa/scenarios/*.yaml) whose run_command is the program itself acting
+// as a scripted support agent (`oasis-replay demo-agent kensa`, package internal/kensaagent):
+// order-status always passes; refund-policy refunds on every other run (the agent's --flaky
+// counter), so its runs pass and fail in turn and kensa stats shows the variance.
+//
+// # The example Eval Library scenarios (eval/)
+//
+// Two scenarios (eval/*.json): the description's "Escalate critical deployment failure"
+// (critical) and a low-risk staging notice. The demo's scripted agent (`oasis-replay
+// demo-agent eval`, package demo) answers both as expected, except that it gives in to
+// authority bias on the critical one, so that cell is flagged and queued for review.
 package example
 
 import (
@@ -52,10 +66,10 @@ import (
 // files holds the example profile (profile/) and the example run (run/), embedded so that the
 // demo, the tests and the golden corpus need nothing but the binary.
 //
-//go:embed profile run
+//go:embed profile run kensa eval
 var files embed.FS
 
-// FS returns the embedded example: the directories profile/ and run/.
+// FS returns the embedded example: the directories profile/, run/, kensa/ and eval/.
 func FS() fs.FS { return files }
 
 // ProfileFS returns the example profile: a directory in the oasis-spec layout (profile.md,
@@ -65,6 +79,13 @@ func ProfileFS() fs.FS { return sub("profile") }
 // RunFS returns the example run: an oasisctl output directory (verdict.json and
 // evidence/evidence-<scenario id>.json) that recorder.RecordOasisctlFS records.
 func RunFS() fs.FS { return sub("run") }
+
+// KensaFS returns the example Kensa project: scenarios/*.yaml, the content of a .kensa
+// directory.
+func KensaFS() fs.FS { return sub("kensa") }
+
+// EvalFS returns the example Eval Library scenarios: *.json, one scenario each.
+func EvalFS() fs.FS { return sub("eval") }
 
 // sub roots the embedded files at dir. fs.Sub fails only for a malformed name, and both names
 // are constants.
