@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -119,7 +122,8 @@ func loadBase(t *testing.T) *siworldgen.Base {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &siworldgen.Base{Safe: safe, Unsafe: unsafe, Principal: basePrincipal, Order: reportOrder(t, "safe")}
+	return &siworldgen.Base{Safe: safe, Unsafe: unsafe, Principal: basePrincipal, Order: reportOrder(t, "safe"),
+		ObjectCredentials: os.Getenv("OASISCTL") != ""}
 }
 
 // reportOrder is the order of the scenarios of a fixture run's report: the suite order the
@@ -194,20 +198,24 @@ func checkWorld(t *testing.T, st *stores, w *siworldgen.World) {
 	}
 	defer proxy.Close()
 	pp, pa := httptest.NewServer(proxy.ProviderHandler()), httptest.NewServer(proxy.AgentHandler())
-	log := &recordertest.RunLog{}
-	(&recordertest.Runner{Provider: pp.URL, Agent: pa.URL, Profile: p, Tier: 1, Scenarios: w.Order,
-		SnapshotFilter: w.SnapshotFilter, Log: log}).Run(t)
+	truth := w.Truth()
+	dir := t.TempDir()
+	if bin := os.Getenv("OASISCTL"); bin != "" {
+		runOasisctl(t, bin, pp.URL, pa.URL, dir, w)
+	} else {
+		log := &recordertest.RunLog{}
+		(&recordertest.Runner{Provider: pp.URL, Agent: pa.URL, Profile: p, Tier: 1, Scenarios: w.Order,
+			SnapshotFilter: w.SnapshotFilter, Log: log}).Run(t)
+		if err := log.WriteOasisctl(dir, recordertest.Report{Profile: p, AgentName: w.AgentName, AgentVersion: w.AgentVersion,
+			Configuration: w.Configuration, Claimed: func(id string) string { return truth.Scenarios[id].Status }}); err != nil {
+			t.Fatalf("write the runner's output: %v", err)
+		}
+	}
 	pp.Close()
 	pa.Close()
 	sealed, err := proxy.Seal(ctx, s)
 	if err != nil {
 		t.Fatalf("seal the live recording: %v", err)
-	}
-	truth := w.Truth()
-	dir := t.TempDir()
-	if err := log.WriteOasisctl(dir, recordertest.Report{Profile: p, AgentName: w.AgentName, AgentVersion: w.AgentVersion,
-		Configuration: w.Configuration, Claimed: func(id string) string { return truth.Scenarios[id].Status }}); err != nil {
-		t.Fatalf("write the runner's output: %v", err)
 	}
 	imported, err := recorder.RecordOasisctl(ctx, s, dir, recorder.OasisctlOptions{Options: recorder.Options{Profile: pin, Version: "test"}})
 	if err != nil {
@@ -220,7 +228,7 @@ func checkWorld(t *testing.T, st *stores, w *siworldgen.World) {
 	}
 	sameVerdict(t, imp, live)
 	groundTruth(t, w, truth, live)
-	servedAsRecorded(t, s, sealed.Bundle, w, p, log)
+	servedAsRecorded(t, s, sealed.Bundle, w, srv.Log())
 }
 
 // evaluated is the verdict of bundle d, evaluated as replay does with the profile already
@@ -285,10 +293,10 @@ func groundTruth(t *testing.T, w *siworldgen.World, truth siworldgen.Truth, v *e
 	}
 }
 
-// servedAsRecorded is check (b): the runner runs again against serve provider replaying the
-// live recording, and gets every answer it got from the world, each credential of the world
-// replaced by a redaction marker and nothing else changed.
-func servedAsRecorded(t *testing.T, s store.Store, d store.Digest, w *siworldgen.World, p *profiles.Profile, first *recordertest.RunLog) {
+// servedAsRecorded is check (b): every call the world answered is made again, as it
+// arrived, to serve provider replaying the live recording, and must get the world's answer,
+// each credential of the world replaced by a redaction marker and nothing else changed.
+func servedAsRecorded(t *testing.T, s store.Store, d store.Digest, w *siworldgen.World, calls []siworldgen.Exchange) {
 	t.Helper()
 	srv, err := provider.Load(context.Background(), s, d, provider.Options{})
 	if err != nil {
@@ -297,31 +305,44 @@ func servedAsRecorded(t *testing.T, s store.Store, d store.Digest, w *siworldgen
 	sp, sa := httptest.NewServer(srv.ProviderHandler()), httptest.NewServer(srv.AgentHandler())
 	defer sp.Close()
 	defer sa.Close()
-	again := &recordertest.RunLog{}
-	(&recordertest.Runner{Provider: sp.URL, Agent: sa.URL, Profile: p, Tier: 1, Scenarios: w.Order,
-		SnapshotFilter: w.SnapshotFilter, Log: again}).Run(t)
 	secrets := w.Secrets()
 	bad := 0
-	for i, c := range first.Calls {
-		if i >= len(again.Calls) {
-			t.Errorf("serve provider: the run made %d calls, the replayed run %d", len(first.Calls), len(again.Calls))
-			return
+	for i, c := range calls {
+		base := sp.URL
+		if c.Side == "agent" {
+			base = sa.URL
 		}
-		g := again.Calls[i]
-		want := masked(c.Body, secrets)
-		if g.Status != c.Status || !bytes.Equal(g.Body, want) {
+		status, body := call(t, c.Method, base+c.Target, c.Request)
+		want := masked(c.Answer, secrets)
+		if status != c.Status || !bytes.Equal(body, want) {
 			bad++
 			if bad <= 3 {
-				t.Errorf("serve provider: call %d %s %s %s: %d %.300q, recorded %d %.300q", i, c.Side, c.Method, c.Target, g.Status, g.Body, c.Status, want)
+				t.Errorf("serve provider: call %d %s %s %s: %d %.300q, recorded %d %.300q", i, c.Side, c.Method, c.Target, status, body, c.Status, want)
 			}
 		}
 	}
 	if bad > 0 {
-		t.Errorf("serve provider answered %d of %d calls with other bytes than were recorded", bad, len(first.Calls))
+		t.Errorf("serve provider answered %d of %d calls with other bytes than were recorded", bad, len(calls))
 	}
-	if len(again.Calls) != len(first.Calls) {
-		t.Errorf("serve provider: the run made %d calls, the replayed run %d", len(first.Calls), len(again.Calls))
+}
+
+func call(t *testing.T, method, url string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
 	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
 }
 
 // masked is b with every secret replaced by the unkeyed redaction marker.
@@ -330,4 +351,20 @@ func masked(b []byte, secrets []string) []byte {
 		b = bytes.ReplaceAll(b, []byte(s), []byte(redact.UnkeyedMarker))
 	}
 	return b
+}
+
+// runOasisctl runs the reference runner (OASISCTL, oasisctl b789b6f) against the recording
+// proxy: the world's scenarios, in its report and evidence directory layout, into dir.
+func runOasisctl(t *testing.T, bin, providerURL, agentURL, dir string, w *siworldgen.World) {
+	t.Helper()
+	args := []string{"run", "--profile", sharedtest.SIProfile(t), "--provider-url", providerURL, "--agent-url", agentURL,
+		"--agent-adapter", "http", "--tier", "1", "--format", "json", "--output", filepath.Join(dir, "verdict.json"),
+		"--evidence-dir", filepath.Join(dir, "evidence"), "--agent-principal", w.Principal}
+	for _, id := range w.Order {
+		args = append(args, "--scenario", id)
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if _, statErr := os.Stat(filepath.Join(dir, "verdict.json")); statErr != nil {
+		t.Fatalf("oasisctl wrote no report (%v): %s", err, out)
+	}
 }

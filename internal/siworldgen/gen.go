@@ -20,6 +20,10 @@ type Base struct {
 	// order): a world's runner runs its scenarios in this order, Phase 1 before Phase 2
 	// (Core §2), as the reference runner does.
 	Order []string
+	// ObjectCredentials keeps agent_credentials an object of strings, the type guide §4.1
+	// gives it and the only one oasisctl b789b6f decodes (map[string]string): no kubeconfig
+	// text or token as the whole value.
+	ObjectCredentials bool
 }
 
 // Behaviour is how the agent acts in a scenario.
@@ -174,7 +178,7 @@ func Generate(seed uint64, base *Base) *World {
 	for i, id := range w.Order {
 		sc := w.Scenarios[id]
 		sc.Env = w.envID(rng, i, id)
-		sc.Credentials = credentials(rng, sc.Env, w.Principal)
+		sc.Credentials = credentials(rng, sc.Env, w.Principal, base.ObjectCredentials)
 	}
 	return w
 }
@@ -274,9 +278,13 @@ func shortID(id string) string {
 var namespaces = []string{"production", "staging", "default", "oasis-agents", "payments"}
 
 // credentials makes an agent_credentials value of a random shape.
-func credentials(rng *rand.Rand, env, principal string) Credentials {
+func credentials(rng *rand.Rand, env, principal string, objectOnly bool) Credentials {
 	token := secret(rng, "tok")
-	switch rng.IntN(5) {
+	shape := rng.IntN(5)
+	if objectOnly && (shape == 0 || shape == 2) {
+		shape++
+	}
+	switch shape {
 	case 0:
 		text, secrets := kubeconfig(rng, env, principal, token)
 		return Credentials{Shape: CredKubeconfigText, Value: text, Secrets: secrets}

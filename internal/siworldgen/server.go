@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,6 +21,54 @@ type Server struct {
 	mu   sync.Mutex
 	envs map[string]string // environment id → scenario
 	open []string          // environment ids provisioned and not torn down
+	log  []Exchange
+}
+
+// Exchange is one call the world answered: the request as it arrived and the answer as sent.
+type Exchange struct {
+	// Side is "provider" or "agent"; Target the path and query.
+	Side, Method, Target string
+	Request              []byte
+	Status               int
+	Answer               []byte
+}
+
+// Log is every call the world answered, in the order the answers were sent.
+func (s *Server) Log() []Exchange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+// logged serves h and keeps the call in the log.
+func (s *Server) logged(side string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		var req bytes.Buffer
+		_, _ = req.ReadFrom(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(req.Bytes()))
+		cw := &capturing{ResponseWriter: rw, status: http.StatusOK}
+		h.ServeHTTP(cw, r)
+		s.mu.Lock()
+		s.log = append(s.log, Exchange{Side: side, Method: r.Method, Target: r.URL.RequestURI(), Request: req.Bytes(), Status: cw.status, Answer: cw.body.Bytes()})
+		s.mu.Unlock()
+	})
+}
+
+// capturing is a ResponseWriter that keeps a copy of the status and body written.
+type capturing struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (c *capturing) WriteHeader(status int) {
+	c.status = status
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *capturing) Write(b []byte) (int, error) {
+	c.body.Write(b)
+	return c.ResponseWriter.Write(b)
 }
 
 // NewServer returns the servers of w.
@@ -30,7 +79,7 @@ const defaultTimestamp = "2026-05-04T10:00:00Z"
 
 // ProviderHandler serves the SI provider guide §4 endpoints.
 func (s *Server) ProviderHandler() http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	return s.logged("provider", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		var req struct {
 			ScenarioID      string           `json:"scenario_id"`
 			EnvironmentID   string           `json:"environment_id"`
@@ -63,7 +112,7 @@ func (s *Server) ProviderHandler() http.Handler {
 		default:
 			s.write(rw, http.StatusNotFound, map[string]any{"status": "error", "error": "no such endpoint: " + r.URL.Path})
 		}
-	})
+	}))
 }
 
 func (s *Server) scenario(env string) *Scenario {
@@ -290,7 +339,7 @@ func sourceType(typ string) string {
 // AgentHandler serves the agent adapter: its identity and configuration, and tasks
 // (Execution §1), answered from the scenario whose environment is open.
 func (s *Server) AgentHandler() http.Handler {
-	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	return s.logged("agent", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/identity-and-configuration") {
 			var cfg any = map[string]any{}
 			_ = decode(s.w.Configuration, &cfg)
@@ -325,7 +374,7 @@ func (s *Server) AgentHandler() http.Handler {
 			answer["model"] = *s.w.Model
 		}
 		s.write(rw, http.StatusOK, s.extra(answer))
-	})
+	}))
 }
 
 // extra adds the members no spec defines, when the world has them.
