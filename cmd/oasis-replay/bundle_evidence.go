@@ -47,7 +47,7 @@ func scenarioEvidence(ctx context.Context, s store.Store, d store.Digest, m *sto
 	pieces := []evidencePiece{{*ref.Evidence, fmt.Sprintf("the scenario's evidence: transcript (%d actions), %d observations, %d findings",
 		len(ev.Transcript.Actions), len(ev.Observations), len(ev.Findings))}}
 	if ev.Artifact != nil {
-		pieces = append(pieces, evidencePiece{*ev.Artifact, "the evidence artifact as the runner wrote it, byte for byte"})
+		pieces = append(pieces, evidencePiece{*ev.Artifact, "artifact: the file the evidence was read from, as recorded"})
 	}
 	for i, o := range ev.Observations {
 		what := fmt.Sprintf("observation %d: %s", i+1, o.Type)
