@@ -12,11 +12,21 @@ import (
 	"strings"
 )
 
-// ConfigFile is the name of the remotes file, kept in the store's directory beside the store
-// (docs/decisions.md, "Remotes: where they are configured"): remotes belong to the evidence a
-// store holds, as a git repository's remotes belong to it, and a second store does not see
-// them.
+// ConfigFile is the remotes file in the user's configuration directory (os.UserConfigDir:
+// $XDG_CONFIG_HOME, else ~/.config, on Linux): DefaultConfigPath. A remote names a server and
+// its credentials are the user's (the Docker and AWS files), so remotes are the user's too,
+// shared by every store, as docker's registries and the AWS profiles are (docs/decisions.md,
+// "Remotes: where they are configured").
 const ConfigFile = "remotes.json"
+
+// DefaultConfigPath is <user config dir>/oasis-replay/remotes.json.
+func DefaultConfigPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return filepath.Join(dir, "oasis-replay", ConfigFile), nil
+}
 
 // Entry is one configured remote.
 type Entry struct {
@@ -34,9 +44,8 @@ type Config struct {
 
 var remoteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// LoadConfig reads the remotes file of the store in dir; a missing file is an empty Config.
-func LoadConfig(dir string) (*Config, error) {
-	path := filepath.Join(dir, ConfigFile)
+// LoadConfig reads the remotes file at path; a missing file is an empty Config.
+func LoadConfig(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{}, nil
@@ -100,8 +109,9 @@ func (c *Config) Remove(name string) error {
 	return nil
 }
 
-// Save writes the remotes file of the store in dir atomically (a temporary file renamed).
-func (c *Config) Save(dir string) error {
+// Save writes the remotes file at path atomically (a temporary file renamed).
+func (c *Config) Save(path string) error {
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -112,7 +122,6 @@ func (c *Config) Save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	path := filepath.Join(dir, ConfigFile)
 	tmp, err := os.CreateTemp(dir, "."+ConfigFile+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)

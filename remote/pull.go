@@ -22,6 +22,9 @@ type PullOptions struct {
 	ApplyTags bool
 	// Limits bound what is read, as for an archive.
 	Limits archive.Limits
+	// SignedReceipt, if set, receives each signed receipt (a DSSE envelope, verified against
+	// its digest but not its signature) attached to a pulled bundle.
+	SignedReceipt func(bundle store.Digest, envelope []byte) error
 }
 
 // PullReport says what a pull did.
@@ -31,8 +34,9 @@ type PullReport struct {
 	// Downloaded counts the blobs fetched (the store had the others), DownloadedBytes their size.
 	Downloaded      int
 	DownloadedBytes int64
-	// Receipts counts the receipts pulled with the bundles.
-	Receipts int
+	// Receipts counts the receipts pulled with the bundles; SignedReceipts the signed
+	// receipts given to PullOptions.SignedReceipt.
+	Receipts, SignedReceipts int
 }
 
 // Pull fetches the bundles refs name on the remote into the store, with their receipts. A
@@ -55,6 +59,7 @@ func Pull(ctx context.Context, s store.Store, b Backend, refs []string, opts Pul
 		rep.Downloaded += pl.downloaded
 		rep.DownloadedBytes += pl.downloadedBytes
 		rep.Receipts += pl.receipts
+		rep.SignedReceipts += pl.signed
 		return nil
 	})
 	if err != nil {
@@ -108,6 +113,7 @@ type puller struct {
 	downloaded      int
 	downloadedBytes int64
 	receipts        int
+	signed          int
 }
 
 func (pl *puller) pull(ctx context.Context, ref string) (store.Digest, error) {
@@ -257,14 +263,46 @@ func (pl *puller) pullReceipts(ctx context.Context, w *wrapper) error {
 		return err
 	}
 	for _, r := range refs {
-		if r.ArtifactType != ArtifactTypeReceipt {
-			continue
+		var err error
+		switch {
+		case r.ArtifactType == ArtifactTypeReceipt:
+			err = pl.pullReceipt(ctx, w, r.Descriptor)
+		case r.ArtifactType == ArtifactTypeDSSE && pl.opts.SignedReceipt != nil:
+			err = pl.pullSigned(ctx, w, r.Descriptor)
 		}
-		if err := pl.pullReceipt(ctx, w, r.Descriptor); err != nil {
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pullSigned fetches a signed receipt referrer's envelope and hands it over.
+func (pl *puller) pullSigned(ctx context.Context, w *wrapper, rd store.Descriptor) error {
+	mb, err := pl.manifest(ctx, rd)
+	if err != nil {
+		return err
+	}
+	m, err := decodeManifest(mb, rd.Digest)
+	if err != nil {
+		return err
+	}
+	if len(m.Layers) != 1 {
+		return fmt.Errorf("%w: signed receipt referrer %s has %d layers, not 1", ErrIntegrity, rd.Digest, len(m.Layers))
+	}
+	d, err := m.Layers[0].store()
+	if err != nil {
+		return fmt.Errorf("%w: signed receipt referrer %s: %w", ErrIntegrity, rd.Digest, err)
+	}
+	env, err := pl.fetchSmall(ctx, d)
+	if err != nil {
+		return err
+	}
+	if sub, err := SubjectOf(env); err != nil || sub != w.bundle {
+		return fmt.Errorf("%w: signed receipt %s attached to bundle %s is about %s (%v)", ErrIntegrity, d.Digest, w.bundle, sub, err)
+	}
+	pl.signed++
+	return pl.opts.SignedReceipt(w.bundle, env)
 }
 
 func (pl *puller) pullReceipt(ctx context.Context, w *wrapper, rd store.Descriptor) error {

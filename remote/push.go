@@ -14,6 +14,13 @@ import (
 	"github.com/oasis-replay/oasis-replay/store/archive"
 )
 
+// PushOptions tune Push.
+type PushOptions struct {
+	// SignedReceipts are DSSE envelopes (replay --sign) to attach to the bundles they are
+	// about, which must be among those pushed.
+	SignedReceipts [][]byte
+}
+
 // PushReport says what a push did.
 type PushReport struct {
 	// Bundles are the bundles pushed, in the order given (a bundle's run bundles first), with
@@ -24,8 +31,8 @@ type PushReport struct {
 	Blobs, BlobsUploaded         int
 	Manifests, ManifestsUploaded int
 	UploadedBytes                int64
-	// Receipts counts the receipt referrers the bundles carry.
-	Receipts int
+	// Receipts and SignedReceipts count the referrers the bundles carry.
+	Receipts, SignedReceipts int
 }
 
 // Pushed is one bundle on the remote.
@@ -36,13 +43,16 @@ type Pushed struct {
 // pusher holds what one push shares between bundles: the blobs known present on the remote
 // (checked or uploaded once per push), the receipts of the store by bundle, the counters.
 type pusher struct {
-	s                                                    store.Store
-	b                                                    Backend
-	mu                                                   sync.Mutex
-	present                                              map[store.Digest]*blobState
-	receipts                                             map[store.Digest][]store.Digest
-	blobs, blobsUp, manifests, manifestsUp, receiptCount atomic.Int64
-	bytesUp                                              atomic.Int64
+	s        store.Store
+	b        Backend
+	mu       sync.Mutex
+	present  map[store.Digest]*blobState
+	receipts map[store.Digest][]store.Digest
+	signed   map[store.Digest][][]byte
+
+	blobs, blobsUp, manifests, manifestsUp atomic.Int64
+	receiptCount, signedCount              atomic.Int64
+	bytesUp                                atomic.Int64
 }
 
 // blobState makes concurrent pushes of one blob wait for the first.
@@ -54,8 +64,18 @@ type blobState struct {
 // Push uploads each bundle (a sealed bundle of the store) to the remote with its tags and its
 // receipts. A bundle whose manifest holds other bundles (an Eval Library matrix) pushes those
 // first, each as a bundle of its own. See the package documentation for the order of writes.
-func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest) (*PushReport, error) {
-	p := &pusher{s: s, b: b, present: map[store.Digest]*blobState{}}
+func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest, opts PushOptions) (*PushReport, error) {
+	p := &pusher{s: s, b: b, present: map[store.Digest]*blobState{}, signed: map[store.Digest][][]byte{}}
+	for _, env := range opts.SignedReceipts {
+		d, err := SubjectOf(env)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(bundles, d) {
+			return nil, fmt.Errorf("%w: a signed receipt is about bundle %s, which is not pushed", ErrEnvelope, d)
+		}
+		p.signed[d] = append(p.signed[d], env)
+	}
 	var err error
 	if p.receipts, err = receiptsByBundle(ctx, s); err != nil {
 		return nil, err
@@ -79,6 +99,7 @@ func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest)
 	rep.Blobs, rep.BlobsUploaded = int(p.blobs.Load()), int(p.blobsUp.Load())
 	rep.Manifests, rep.ManifestsUploaded = int(p.manifests.Load()), int(p.manifestsUp.Load())
 	rep.UploadedBytes, rep.Receipts = p.bytesUp.Load(), int(p.receiptCount.Load())
+	rep.SignedReceipts = int(p.signedCount.Load())
 	return rep, nil
 }
 
@@ -181,6 +202,11 @@ func (p *pusher) pushBundle(ctx context.Context, d store.Digest) (store.Digest, 
 			return store.Digest{}, err
 		}
 	}
+	for _, env := range p.signed[d] {
+		if err := p.pushSigned(ctx, d, wd, env); err != nil {
+			return store.Digest{}, err
+		}
+	}
 	return wd.Digest, nil
 }
 
@@ -278,6 +304,22 @@ func (p *pusher) pushReceipt(ctx context.Context, bundle store.Digest, subject s
 	blobs := append([]store.Descriptor{emptyDescriptor()}, layers...)
 	return p.putManifest(ctx, md, mb, blobs, func(d store.Descriptor) (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(contents[d.Digest])), nil
+	})
+}
+
+// pushSigned attaches a signed receipt (a DSSE envelope) to the wrapper as a referrer.
+func (p *pusher) pushSigned(ctx context.Context, bundle store.Digest, subject store.Descriptor, env []byte) error {
+	layer := store.Descriptor{MediaType: ArtifactTypeDSSE, Digest: store.Sum(env), Size: int64(len(env))}
+	mb, md, err := referrerOf(ArtifactTypeDSSE, bundle, subject, []store.Descriptor{layer})
+	if err != nil {
+		return err
+	}
+	p.signedCount.Add(1)
+	return p.putManifest(ctx, md, mb, []store.Descriptor{emptyDescriptor(), layer}, func(d store.Descriptor) (io.ReadCloser, error) {
+		if d.Digest == layer.Digest {
+			return io.NopCloser(bytes.NewReader(env)), nil
+		}
+		return io.NopCloser(bytes.NewReader(emptyConfig)), nil
 	})
 }
 

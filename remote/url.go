@@ -79,11 +79,12 @@ func (u URL) String() string {
 // IsURL reports whether s is written as a remote URL rather than a remote's name.
 func IsURL(s string) bool { return strings.HasPrefix(s, "oci://") || strings.HasPrefix(s, "s3://") }
 
-// SplitReference splits a bundle reference written as one string, REMOTE-URL@REF (as
-// oci://host/repo@sha256:<hex>), into the remote URL and REF. ok is false when s has no "@".
-func SplitReference(s string) (url, ref string, ok bool) {
+// SplitReference splits a bundle reference written as one string, REMOTE@REF, into REMOTE (a
+// remote's URL, as oci://host/repo, or its name) and REF (a digest, prefix or tag on it). ok is
+// false when s has no "@" after its first character: tags and digests never hold one.
+func SplitReference(s string) (remote, ref string, ok bool) {
 	i := strings.LastIndex(s, "@")
-	if i < 0 || !IsURL(s) {
+	if i <= 0 || i == len(s)-1 {
 		return "", "", false
 	}
 	return s[:i], s[i+1:], true

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -26,6 +28,7 @@ func bundlePullCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk HTTP to a remote given by URL (local servers only)"},
 			&cli.BoolFlag{Name: "tags", Usage: "apply the tags recorded in the bundles' index.json"},
+			&cli.StringFlag{Name: "signed-receipts", Usage: "write the signed receipts attached to the bundles into `DIR`, as <bundle hex>-<envelope hex>.dsse.json"},
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
@@ -34,30 +37,50 @@ func bundlePullCommand() *cli.Command {
 				return err
 			}
 			return withStore(c, readWrite, func(s store.Store) error {
-				rep, err := remote.Pull(c.Context, s, b, args[1:], remote.PullOptions{ApplyTags: c.Bool("tags"), Limits: archive.DefaultLimits()})
+				opts := remote.PullOptions{ApplyTags: c.Bool("tags"), Limits: archive.DefaultLimits()}
+				if dir := c.String("signed-receipts"); dir != "" {
+					opts.SignedReceipt = signedReceiptWriter(dir)
+				}
+				rep, err := remote.Pull(c.Context, s, b, args[1:], opts)
 				if err != nil {
 					return err
 				}
 				for _, d := range rep.Bundles {
 					fmt.Fprintln(c.App.Writer, d)
 				}
-				fmt.Fprintf(c.App.Writer, "pulled %d bundles from %s: %d blobs downloaded (%s), %d receipts\n",
-					len(rep.Bundles), b, rep.Downloaded, humanBytes(rep.DownloadedBytes), rep.Receipts)
+				fmt.Fprintf(c.App.Writer, "pulled %d bundles from %s: %d blobs downloaded (%s), %d receipts, %d signed\n",
+					len(rep.Bundles), b, rep.Downloaded, humanBytes(rep.DownloadedBytes), rep.Receipts, rep.SignedReceipts)
 				return nil
 			})
 		},
 	}
 }
 
-// pullReference pulls the bundle a reference written as REMOTE-URL@REF names (as
-// oci://host/repo@sha256:<hex>) into the store, and returns the bundle's digest as text for
-// the command that takes it. Any other argument is returned unchanged.
+// signedReceiptWriter writes each signed receipt a pull finds into dir, named by the bundle and
+// the envelope's digest so that the name says what it is and two never collide.
+func signedReceiptWriter(dir string) func(store.Digest, []byte) error {
+	return func(bundle store.Digest, env []byte) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, bundle.Hex()+"-"+store.Sum(env).Hex()+".dsse.json")
+		return writeFileAtomically(path, func(f *os.File) error {
+			_, err := f.Write(env)
+			return err
+		})
+	}
+}
+
+// pullReference pulls the bundle a reference written as REMOTE@REF names (as
+// oci://host/repo@sha256:<hex>, or origin@v1 for a remote added as origin) into the store, and
+// returns the bundle's digest as text for the command that takes it. Any other argument is
+// returned unchanged: a store's tags and digests never hold "@".
 func pullReference(c *cli.Context, arg string) (string, error) {
-	url, ref, ok := remote.SplitReference(arg)
+	name, ref, ok := remote.SplitReference(arg)
 	if !ok {
 		return arg, nil
 	}
-	b, err := openRemote(c, url, c.Bool("plain-http"))
+	b, err := openRemote(c, name, false)
 	if err != nil {
 		return "", err
 	}

@@ -18,12 +18,15 @@ func bundlePushCommand() *cli.Command {
 			"archive's index.json and blobs under an OCI wrapper manifest named bundle-<hex> and by the\n" +
 			"store's tags; its receipts are attached as referrers. Only what the remote lacks is\n" +
 			"uploaded, and names are written last, so an interrupted push is finished by running it\n" +
-			"again. A matrix pushes its run bundles too. With --all, every sealed bundle of the store.\n\n" +
+			"again. A matrix pushes its run bundles too. With --all, every sealed bundle of the store.\n" +
+			"A signed receipt (--signed-receipt) is attached as a referrer of artifactType\n" +
+			"application/vnd.dsse.envelope.v1+json; its signature is not checked here (receipt verify).\n\n" +
 			"Exit status: 0 pushed; 1 the store's content does not match its digests; 2 bad usage, an\n" +
 			"unknown remote or bundle, an unreachable remote, or any other error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk HTTP to a remote given by URL (local servers only)"},
 			&cli.BoolFlag{Name: "all", Usage: "push every sealed bundle of the store (then BUNDLE is not given)"},
+			&cli.StringSliceFlag{Name: "signed-receipt", Usage: "attach this signed receipt `FILE` (replay --sign) to the bundle it is about"},
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
@@ -39,12 +42,20 @@ func bundlePushCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				rep, err := remote.Push(c.Context, s, b, bundles)
+				var opts remote.PushOptions
+				for _, f := range c.StringSlice("signed-receipt") {
+					env, err := readReceiptFile(f)
+					if err != nil {
+						return err
+					}
+					opts.SignedReceipts = append(opts.SignedReceipts, env)
+				}
+				rep, err := remote.Push(c.Context, s, b, bundles, opts)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "pushed %d bundles to %s: %d of %d blobs and %d of %d manifests uploaded (%s), %d receipts\n",
-					len(rep.Bundles), b, rep.BlobsUploaded, rep.Blobs, rep.ManifestsUploaded, rep.Manifests, humanBytes(rep.UploadedBytes), rep.Receipts)
+				fmt.Fprintf(c.App.Writer, "pushed %d bundles to %s: %d of %d blobs and %d of %d manifests uploaded (%s), %d receipts, %d signed\n",
+					len(rep.Bundles), b, rep.BlobsUploaded, rep.Blobs, rep.ManifestsUploaded, rep.Manifests, humanBytes(rep.UploadedBytes), rep.Receipts, rep.SignedReceipts)
 				return nil
 			})
 		},

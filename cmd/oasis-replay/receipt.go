@@ -88,7 +88,10 @@ func runReceiptVerify(c *cli.Context) error {
 		return err
 	}
 	if b := c.String("bundle"); b != "" {
-		if err := checkAgainstBundle(c, st, file); err != nil {
+		if b, err = pullReference(c, b); err != nil {
+			return err
+		}
+		if err := checkAgainstBundle(c, st, file, b); err != nil {
 			return err
 		}
 	}
@@ -157,9 +160,9 @@ func expectOf(c *cli.Context, s store.Store, d store.Digest) (attest.Expect, sto
 
 // checkAgainstBundle requires the statement to be about --bundle and to name the verdict the
 // bundle's evidence gives now.
-func checkAgainstBundle(c *cli.Context, st *attest.Statement, file string) error {
+func checkAgainstBundle(c *cli.Context, st *attest.Statement, file, bundle string) error {
 	return withStore(c, readOnly, func(s store.Store) error {
-		d, err := store.Resolve(c.Context, s, c.String("bundle"))
+		d, err := store.Resolve(c.Context, s, bundle)
 		if err != nil {
 			return err
 		}

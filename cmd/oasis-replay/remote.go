@@ -18,7 +18,8 @@ func remoteCommand() *cli.Command {
 			"credentials file, $DOCKER_CONFIG/config.json or ~/.docker/config.json) or s3://BUCKET[/PREFIX]\n" +
 			"(credentials, region and endpoint from the AWS variables and files: AWS_ACCESS_KEY_ID,\n" +
 			"AWS_SECRET_ACCESS_KEY, AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL). Remotes are kept in\n" +
-			"remotes.json in the store directory. Wherever a command takes a REMOTE, a URL does too.\n\n" +
+			"$XDG_CONFIG_HOME/oasis-replay/remotes.json (~/.config/oasis-replay/remotes.json), for every\n" +
+			"store. Wherever a command takes a REMOTE, a URL does too.\n\n" +
 			groupExitStatus,
 		Subcommands: []*cli.Command{remoteAddCommand(), remoteLsCommand(), remoteRmCommand()},
 	}
@@ -35,8 +36,7 @@ func remoteAddCommand() *cli.Command {
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk HTTP, not HTTPS, to the registry or endpoint (local servers only)"},
 		},
 		Action: func(c *cli.Context) error {
-			dir := c.String("store")
-			cfg, err := remote.LoadConfig(dir)
+			cfg, err := loadRemotes()
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ func remoteAddCommand() *cli.Command {
 			if err := cfg.Add(e); err != nil {
 				return err
 			}
-			return cfg.Save(dir)
+			return saveRemotes(cfg)
 		},
 	}
 }
@@ -55,7 +55,7 @@ func remoteLsCommand() *cli.Command {
 		Usage:       "list the remotes: name, URL, and plain-http when set",
 		Description: "Exit status: 0 listed; 2 a remotes file that cannot be read.",
 		Action: func(c *cli.Context) error {
-			cfg, err := remote.LoadConfig(c.String("store"))
+			cfg, err := loadRemotes()
 			if err != nil {
 				return err
 			}
@@ -78,37 +78,58 @@ func remoteRmCommand() *cli.Command {
 		ArgsUsage:   "NAME",
 		Description: "Exit status: 0 removed; 2 an unknown remote, or a remotes file that cannot be written.",
 		Action: func(c *cli.Context) error {
-			dir := c.String("store")
-			cfg, err := remote.LoadConfig(dir)
+			cfg, err := loadRemotes()
 			if err != nil {
 				return err
 			}
 			if err := cfg.Remove(c.Args().First()); err != nil {
 				return err
 			}
-			return cfg.Save(dir)
+			return saveRemotes(cfg)
 		},
 	}
 }
 
+// loadRemotes reads the user's remotes file.
+func loadRemotes() (*remote.Config, error) {
+	path, err := remote.DefaultConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	return remote.LoadConfig(path)
+}
+
+func saveRemotes(cfg *remote.Config) error {
+	path, err := remote.DefaultConfigPath()
+	if err != nil {
+		return err
+	}
+	return cfg.Save(path)
+}
+
 // openRemote opens the remote a REMOTE argument names: a remote added with remote add, or a
-// URL. plainHTTP adds to what the remotes file says (a URL given directly has only the flag).
+// URL. It talks plain HTTP when the flag says so, or the remotes file does for that remote or
+// for a remote of the same URL.
 func openRemote(c *cli.Context, name string, plainHTTP bool) (remote.Backend, error) {
-	e := remote.Entry{Name: name, URL: name, PlainHTTP: plainHTTP}
+	cfg, err := loadRemotes()
+	if err != nil {
+		return nil, err
+	}
+	e := remote.Entry{Name: name, URL: name}
 	if !remote.IsURL(name) {
-		cfg, err := remote.LoadConfig(c.String("store"))
-		if err != nil {
-			return nil, err
-		}
 		if e, err = cfg.Find(name); err != nil {
 			return nil, err
 		}
-		e.PlainHTTP = e.PlainHTTP || plainHTTP
 	}
 	u, err := remote.ParseURL(e.URL)
 	if err != nil {
 		return nil, err
 	}
+	// A URL given directly talks plain HTTP when a remote added with that URL does.
+	for _, known := range cfg.Remotes {
+		e.PlainHTTP = e.PlainHTTP || known.URL == u.String() && known.PlainHTTP
+	}
+	e.PlainHTTP = e.PlainHTTP || plainHTTP
 	if u.Scheme == remote.SchemeOCI {
 		return registry.Open(u, registry.Options{PlainHTTP: e.PlainHTTP})
 	}

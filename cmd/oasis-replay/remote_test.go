@@ -109,6 +109,7 @@ func remoteDemoStore(t *testing.T) (string, string) {
 func TestRemotePushPullReplay(t *testing.T) {
 	for name, startServer := range remoteServers(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			srv := startServer(t)
 			src, bundle := remoteDemoStore(t)
 			want := replayVerdict(t, src, "demo")
@@ -120,8 +121,12 @@ func TestRemotePushPullReplay(t *testing.T) {
 			if out := mustRun(t, "--store", src, "remote", "ls"); !strings.HasPrefix(out, "origin\t"+srv.url) {
 				t.Errorf("remote ls: %q", out)
 			}
-			out := mustRun(t, "--store", src, "bundle", "push", "origin", "demo")
-			if !strings.Contains(out, "1 receipts") {
+			key := filepath.Join(t.TempDir(), "signer.key")
+			signed := filepath.Join(t.TempDir(), "signed.json")
+			mustRun(t, "--store", src, "receipt", "keygen", "-o", key)
+			mustRun(t, "--store", src, "replay", "--sign", key, "--receipt", signed, "demo")
+			out := mustRun(t, "--store", src, "bundle", "push", "origin", "demo", "--signed-receipt", signed)
+			if !strings.Contains(out, "1 receipts, 1 signed") {
 				t.Errorf("first push: %s", out)
 			}
 			mustRun(t, "--store", src, "bundle", "push", "origin", "--all")
@@ -130,14 +135,31 @@ func TestRemotePushPullReplay(t *testing.T) {
 				t.Errorf("second push uploaded something: %s", out)
 			}
 			dst := filepath.Join(t.TempDir(), "pulled")
-			args := append([]string{"--store", dst, "bundle", "pull", "--tags"}, srv.flags...)
+			envelopes := filepath.Join(t.TempDir(), "envelopes")
+			args := append([]string{"--store", dst, "bundle", "pull", "--tags", "--signed-receipts", envelopes}, srv.flags...)
 			out = mustRun(t, append(args, srv.url, bundle[len("sha256:"):len("sha256:")+8])...)
-			if !strings.HasPrefix(out, bundle+"\n") || !strings.Contains(out, "1 receipts") {
+			if !strings.HasPrefix(out, bundle+"\n") || !strings.Contains(out, "1 receipts, 1 signed") {
 				t.Errorf("pull: %s", out)
 			}
 			if got := replayVerdict(t, dst, "demo"); got != want {
 				t.Errorf("verdict after push and pull %s, want %s", got, want)
 			}
+			pulledEnvelopes, _ := filepath.Glob(filepath.Join(envelopes, "*.dsse.json"))
+			if len(pulledEnvelopes) != 1 {
+				t.Fatalf("signed receipts pulled: %q", pulledEnvelopes)
+			}
+			mustRun(t, "--store", dst, "receipt", "verify", "--key", key+".pub", "--bundle", bundle, pulledEnvelopes[0])
+			// replay, audit and receipt verify --bundle take REMOTE@REF and pull first.
+			fourth := filepath.Join(t.TempDir(), "fourth")
+			mustRun(t, "--store", fourth, "remote", "rm", "origin")
+			mustRun(t, append([]string{"--store", fourth, "remote", "add", "up", srv.url}, srv.flags...)...)
+			if got := replayVerdict(t, fourth, "up@"+bundle); got != want {
+				t.Errorf("replay up@%s: verdict %s, want %s", bundle, got, want)
+			}
+			fifth := filepath.Join(t.TempDir(), "fifth")
+			mustRun(t, "--store", fifth, "audit", srv.url+"@"+bundle)
+			sixth := filepath.Join(t.TempDir(), "sixth")
+			mustRun(t, "--store", sixth, "receipt", "verify", "--key", key+".pub", "--bundle", srv.url+"@"+bundle, signed)
 			// By tag and by a URL@digest reference, into a third store.
 			third := filepath.Join(t.TempDir(), "third")
 			mustRun(t, append(append([]string{"--store", third, "bundle", "pull"}, srv.flags...), srv.url, "demo")...)
@@ -151,6 +173,7 @@ func TestRemotePushPullReplay(t *testing.T) {
 func TestRemoteTampered(t *testing.T) {
 	for name, startServer := range remoteServers(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			srv := startServer(t)
 			src, bundle := remoteDemoStore(t)
 			mustRun(t, append(append([]string{"--store", src, "bundle", "push"}, srv.flags...), srv.url, "demo")...)
@@ -251,6 +274,7 @@ func (f *failing) OpenBlob(ctx context.Context, d store.Descriptor) (io.ReadClos
 func TestRemoteInterrupted(t *testing.T) {
 	for name, startServer := range remoteServers(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			srv := startServer(t)
 			src, bundle := remoteDemoStore(t)
 			want := replayVerdict(t, src, "demo")
@@ -263,7 +287,7 @@ func TestRemoteInterrupted(t *testing.T) {
 			defer s.Close()
 			for n := int64(1); ; n += 7 {
 				f := &failing{Backend: srv.open(t), failWrite: n}
-				_, err := remote.Push(ctx, s, f, []store.Digest{d})
+				_, err := remote.Push(ctx, s, f, []store.Digest{d}, remote.PushOptions{})
 				if err == nil {
 					break
 				}
@@ -277,7 +301,7 @@ func TestRemoteInterrupted(t *testing.T) {
 					t.Fatalf("after a push stopped at write %d: %v", n, err)
 				}
 			}
-			rep, err := remote.Push(ctx, s, srv.open(t), []store.Digest{d})
+			rep, err := remote.Push(ctx, s, srv.open(t), []store.Digest{d}, remote.PushOptions{})
 			if err != nil || rep.BlobsUploaded != 0 || rep.ManifestsUploaded != 0 {
 				t.Fatalf("push after the interrupted ones: %+v, %v; want nothing uploaded", rep, err)
 			}

@@ -143,9 +143,14 @@ func useAndClose(c *cli.Context, s store.Store, use func(s store.Store) error) e
 
 // withBundle is withStore for commands whose first argument is a BUNDLE (a digest, a unique
 // prefix or a tag): use receives the digest it resolves to.
+// A BUNDLE written REMOTE@REF (oci://host/repo@sha256:…) is pulled into the store first.
 func withBundle(c *cli.Context, mode access, use func(s store.Store, d store.Digest) error) error {
+	arg, err := pullReference(c, c.Args().First())
+	if err != nil {
+		return err
+	}
 	return withStore(c, mode, func(s store.Store) error {
-		d, err := store.Resolve(c.Context, s, c.Args().First())
+		d, err := store.Resolve(c.Context, s, arg)
 		if err != nil {
 			return err
 		}
