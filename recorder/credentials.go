@@ -41,6 +41,9 @@ var identifierKeys = map[string]bool{
 	"type": true, "kind": true, "apiversion": true, "certificateauthority": true, "certificateauthoritydata": true,
 	"tlsservername": true, "proxyurl": true, "as": true, "asgroups": true, "asuid": true, "command": true,
 	"installhint": true, "expiry": true, "expiresat": true, "expirationtimestamp": true, "tokenfile": true,
+	"expires": true, "expiration": true, "issuedat": true, "notbefore": true, "notafter": true, "ttl": true,
+	"email": true, "group": true, "groups": true, "role": true, "roles": true, "scope": true, "scopes": true,
+	"tenant": true, "project": true, "region": true,
 }
 
 // kubeconfigKeys name members whose string value is kubeconfig content (YAML or JSON text,
@@ -182,7 +185,8 @@ func envSecrets(e any) []string {
 }
 
 // looksLikeIdentifier tells a string of a member the policy does not name that is an
-// identifier (kept) from one that may be a secret (redacted): a URL, or a lower-case name of
+// identifier (kept) from one that may be a secret (redacted): words (a space: tokens have
+// none; a password with spaces is under a secret name), a URL, or a lower-case name of
 // letters, digits and the separators '-', '.', ':', '@', '/', '_' (Kubernetes names,
 // "system:serviceaccount:<namespace>:<name>", e-mail-like user names, paths) without a run of
 // 16 or more letters and digits (a random token of lower-case letters and digits is
@@ -190,7 +194,7 @@ func envSecrets(e any) []string {
 // secret: redacting it is the safe error, and the seal's verdict check reports it when it
 // changes a verdict.
 func looksLikeIdentifier(s string) bool {
-	if strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") {
+	if strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") || strings.Contains(strings.TrimSpace(s), " ") {
 		return true
 	}
 	run := 0

@@ -94,6 +94,8 @@ func TestCredentialSecrets(t *testing.T) {
 		{"unknown members: identifiers kept, secret-looking values redacted",
 			`{"tenant":"team-a.prod","role":"system:serviceaccount:ns:agent","sig":"AbCdEf123456+/=","hash":"0123456789abcdef0123"}`,
 			[]string{"0123456789abcdef0123", "AbCdEf123456+/="}},
+		{"words and dates are not secrets", `{"scope":"read write","note":"Issued for the evaluation","token":{"value":"tok-value-123","expires":"2026-05-04T09:00:00Z"}}`,
+			[]string{"tok-value-123"}},
 		{"a string under a secret member that is not kubeconfig", `{"config":"opaque-Config-Value"}`, []string{"opaque-Config-Value"}},
 		{"empty object", `{}`, nil},
 		{"null", `null`, nil},
