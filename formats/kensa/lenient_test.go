@@ -45,6 +45,11 @@ func TestParseScenarioLenient(t *testing.T) {
 			t.Errorf("%s: strict error %v", c.name, sc.StrictError())
 		}
 	}
+	for doc, want := range map[string]string{"": "run_command: missing: Kensa accepts", "run_command: []\n": "run_command: empty: Kensa accepts"} {
+		if sc, err := ParseScenario("s.yaml", []byte("id: a\nname: b\n"+doc)); err != nil || len(sc.Warnings) != 1 || !strings.Contains(sc.Warnings[0].Error(), want) {
+			t.Errorf("%q: %v %v", doc, err, sc)
+		}
+	}
 	refused := map[string]string{
 		"tools_called without tools":  "checks:\n  - type: tools_called\n    params: {}\n",
 		"trajectory without steps":    "checks:\n  - type: trajectory\n",

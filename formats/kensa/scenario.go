@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/oasis-replay/oasis-replay/internal/doc"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -149,7 +150,9 @@ func (s *Scenario) readRunCommand(f *fields) {
 	case f.err != nil:
 		return
 	case n == nil:
-		f.fail(nil, "run_command", "missing: a scenario needs the command that runs the agent")
+		// Kensa's model defaults it to [], and its runner fails each run of the scenario
+		// (runner._build_command).
+		s.Warnings = append(s.Warnings, missing(f.obj, "run_command", "missing: Kensa accepts the scenario and fails each of its runs (%s)", ErrNoRunCommand))
 		return
 	case v.Kind() == pyvalue.KindStr:
 		text, _ := v.AsStr()
@@ -161,11 +164,19 @@ func (s *Scenario) readRunCommand(f *fields) {
 		s.RunCommand, s.RunCommandText = words, text
 	default:
 		s.RunCommand = f.strList("run_command")
+		if f.err == nil && len(s.RunCommand) == 0 {
+			s.Warnings = append(s.Warnings, invalid(n, "empty: Kensa accepts the scenario and fails each of its runs (%s)", ErrNoRunCommand))
+			return
+		}
 	}
 	if f.err == nil && (len(s.RunCommand) == 0 || s.RunCommand[0] == "") {
 		f.fail(n, "run_command", "must be a non-empty list of argv elements")
 	}
 }
+
+// ErrNoRunCommand is runner._build_command's error for a scenario without a run_command, the
+// error of each of its runs.
+var ErrNoRunCommand = errclass.New(errclass.Input, "run_command must be a non-empty list of argv elements")
 
 func (s *Scenario) readEnv(f *fields) {
 	env := f.sub("env_overrides", "env_overrides", nil)

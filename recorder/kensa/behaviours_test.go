@@ -48,8 +48,8 @@ func TestKensaBehaviours(t *testing.T) {
 		}
 		kensaOf[r.Definition.Scenario.ID] = outcomeWithError(res)
 	}
-	if len(kensaOf) != 13 {
-		t.Fatalf("%d scenarios imported, want 13", len(kensaOf))
+	if len(kensaOf) != 14 {
+		t.Fatalf("%d scenarios imported, want 14", len(kensaOf))
 	}
 
 	agentOnPath(t)
@@ -71,6 +71,7 @@ func TestKensaBehaviours(t *testing.T) {
 		"literal_input":   "stderr:\n{{input}}",
 		"times_null":      "Cannot parse timestamp: None",
 		"times_iso":       "max_duration passed=false",
+		"no_command":      "error: run_command must be a non-empty list of argv elements",
 	} {
 		if got := liveOf[id].Checks; !strings.Contains(strings.Join(got, "\n"), want) {
 			t.Errorf("%s: %q, want it to say %q", id, got, want)

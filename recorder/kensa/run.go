@@ -169,6 +169,10 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 		r.Exit = store.KensaExit{Code: -1, Error: dot.Err}
 		return r, nil
 	}
+	if len(sc.RunCommand) == 0 {
+		r.Exit = store.KensaExit{Code: -1, Error: fkensa.ErrNoRunCommand.Error()}
+		return r, nil
+	}
 	traceDir := filepath.Join(spool, "trace")
 	otlpDir := filepath.Join(spool, "otlp")
 	for _, d := range []string{traceDir, otlpDir} {
