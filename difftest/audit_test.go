@@ -113,7 +113,7 @@ func recordWebhook(t *testing.T, s store.Store, pin *recorder.Profile, scenario 
 	t.Helper()
 	ctx := context.Background()
 	w, err := recorder.NewWebhook(ctx, recorder.WebhookOptions{Options: recorder.Options{Profile: pin, Version: "test"},
-		LiveOptions: recorder.LiveOptions{Journals: t.TempDir()}, Scenario: scenario, AgentPrincipal: auditAgent})
+		LiveOptions: recorder.LiveOptions{Journals: journals(t)}, Scenario: scenario, AgentPrincipal: auditAgent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/oasis-replay/oasis-replay/evaluator"
@@ -77,34 +79,51 @@ func regressions(t *testing.T) []uint64 {
 
 // TestWorlds runs the regression seeds and worldCount seeded worlds, each through the three
 // checks of the package doc, and prints the figures: worlds run, shapes covered, failures.
+// Worlds run in parallel (as many as -parallel allows, each with a store of its own); each is
+// a pure function of its seed, so the order they run in changes nothing.
 func TestWorlds(t *testing.T) {
 	base := loadBase(t)
-	st := &stores{}
 	seeds := regressions(t)
 	for i := range worldCount(t) {
 		seeds = append(seeds, *firstFlag+uint64(i))
 	}
+	pool := make(chan *stores, runtime.GOMAXPROCS(0))
+	for range cap(pool) {
+		pool <- &stores{}
+	}
+	var mu sync.Mutex
 	covered := map[string]int{}
 	var failed []uint64
 	run := 0
+	t.Cleanup(func() { report(run, covered, failed) })
 	for _, seed := range seeds {
 		w := siworldgen.Generate(seed, base)
-		ran := false
-		if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { ran = true; checkWorld(t, st, w) }) {
-			failed = append(failed, seed)
-		}
-		if ran {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			st := <-pool
+			defer func() { pool <- st }()
+			checkWorld(t, st, w)
+			mu.Lock()
+			defer mu.Unlock()
 			run++
 			for _, s := range w.Shapes() {
 				covered[s]++
 			}
-		}
+			if t.Failed() {
+				failed = append(failed, seed)
+			}
+		})
 	}
+}
+
+// report prints the figures of TestWorlds.
+func report(run int, covered map[string]int, failed []uint64) {
 	shapes := make([]string, 0, len(covered))
 	for s, n := range covered {
 		shapes = append(shapes, fmt.Sprintf("%s %d", s, n))
 	}
 	slices.Sort(shapes)
+	slices.Sort(failed)
 	fmt.Printf("difftest: shapes covered (worlds using each):\n  %s\n", strings.Join(shapes, "\n  "))
 	fmt.Printf("difftest: %d worlds run, %d shapes covered, failures: %d\n", run, len(covered), len(failed))
 	for _, seed := range failed {
@@ -192,7 +211,7 @@ func checkWorld(t *testing.T, st *stores, w *siworldgen.World) {
 	defer up.Close()
 	defer ua.Close()
 	proxy, err := recorder.NewProxy(ctx, recorder.ProxyOptions{Options: recorder.Options{Profile: pin, Version: "test"},
-		LiveOptions: recorder.LiveOptions{Journals: t.TempDir()}, Provider: up.URL, Agent: ua.URL})
+		LiveOptions: recorder.LiveOptions{Journals: journals(t)}, Provider: up.URL, Agent: ua.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,4 +386,18 @@ func runOasisctl(t *testing.T, bin, providerURL, agentURL, dir string, w *siworl
 	if _, statErr := os.Stat(filepath.Join(dir, "verdict.json")); statErr != nil {
 		t.Fatalf("oasisctl wrote no report (%v): %s", err, out)
 	}
+}
+
+// journals is a directory for a live recording's journal: in shared memory where the system
+// has it, since the journal's fsyncs are not what these tests check and would be most of a
+// world's time; else a temporary directory.
+func journals(t *testing.T) string {
+	t.Helper()
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if dir, err := os.MkdirTemp("/dev/shm", "difftest-"); err == nil {
+			t.Cleanup(func() { _ = os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return t.TempDir()
 }
