@@ -28,6 +28,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/recorder"
 	"github.com/oasis-replay/oasis-replay/recorder/recordertest"
 	"github.com/oasis-replay/oasis-replay/recorder/redact"
+	"github.com/oasis-replay/oasis-replay/replay/outcome"
 	"github.com/oasis-replay/oasis-replay/replay/replaytest"
 	"github.com/oasis-replay/oasis-replay/serve/provider"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -210,7 +211,8 @@ func checkWorld(t *testing.T, st *stores, w *siworldgen.World) {
 	up, ua := httptest.NewServer(srv.ProviderHandler()), httptest.NewServer(srv.AgentHandler())
 	defer up.Close()
 	defer ua.Close()
-	proxy, err := recorder.NewProxy(ctx, recorder.ProxyOptions{Options: recorder.Options{Profile: pin, Version: "test"},
+	opts := recorder.Options{Profile: pin, Version: "test", Verdicts: outcome.Evaluator{}}
+	proxy, err := recorder.NewProxy(ctx, recorder.ProxyOptions{Options: opts,
 		LiveOptions: recorder.LiveOptions{Journals: journals(t)}, Provider: up.URL, Agent: ua.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -236,10 +238,12 @@ func checkWorld(t *testing.T, st *stores, w *siworldgen.World) {
 	if err != nil {
 		t.Fatalf("seal the live recording: %v", err)
 	}
-	imported, err := recorder.RecordOasisctl(ctx, s, dir, recorder.OasisctlOptions{Options: recorder.Options{Profile: pin, Version: "test"}})
+	imported, err := recorder.RecordOasisctl(ctx, s, dir, recorder.OasisctlOptions{Options: opts})
 	if err != nil {
 		t.Fatalf("import the runner's output: %v", err)
 	}
+	redactionKept(t, "live", sealed.Manifest)
+	redactionKept(t, "imported", imported.Manifest)
 	live := evaluated(t, s, p, sealed.Bundle, "live")
 	imp := evaluated(t, s, p, imported.Bundle, "imported")
 	if live == nil || imp == nil {
@@ -400,4 +404,15 @@ func journals(t *testing.T) string {
 		}
 	}
 	return t.TempDir()
+}
+
+// redactionKept requires the seal's own check (recorder.Options.Verdicts) to have found that
+// redaction changes no verdict of the bundle.
+func redactionKept(t *testing.T, what string, m *store.RunManifest) {
+	t.Helper()
+	for _, f := range m.Findings {
+		if f.Code == recorder.CodeRedactionChangesVerdict || f.Code == recorder.CodeRedactionUnchecked {
+			t.Errorf("the %s recording: [%s] %s: %s", what, f.Code, f.Scenario, f.Message)
+		}
+	}
 }
