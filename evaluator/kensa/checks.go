@@ -104,7 +104,7 @@ func outputContains(spans []kensa.Span, params pyvalue.Value) CheckResult {
 func outputMatches(spans []kensa.Span, params pyvalue.Value) CheckResult {
 	pattern := strParam(params, "pattern")
 	output := agentOutput(spans)
-	re, err := compilePython(pattern, output)
+	matched, err := searchPython(pattern, output)
 	if err != nil {
 		head := fmt.Sprintf("Invalid regex %s: ", pyvalue.StrRepr(pattern))
 		r := result(kensa.CheckOutputMatches, false, head+err.Error())
@@ -116,7 +116,6 @@ func outputMatches(spans []kensa.Span, params pyvalue.Value) CheckResult {
 		}
 		return r
 	}
-	matched := re.MatchString(output)
 	word := "No match"
 	if matched {
 		word = "Matched"

@@ -12,7 +12,7 @@ import (
 // can change a verdict does.
 const (
 	EvaluatorName    = "oasis-replay/kensa"
-	EvaluatorVersion = "3 (Kensa v0.7.0 semantics)"
+	EvaluatorVersion = "4 (Kensa v0.7.0 semantics)"
 )
 
 // Info identifies this evaluator in verdicts and receipts: its name, version and the digest of
