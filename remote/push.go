@@ -25,19 +25,23 @@ type PushOptions struct {
 type PushReport struct {
 	// Bundles are the bundles pushed, in the order given (a bundle's run bundles first), with
 	// the digest of the wrapper manifest that now names each.
-	Bundles []Pushed
+	Bundles []Pushed `json:"bundles"`
 	// Blobs and Manifests count what the pushed bundles need on the remote; the Uploaded
 	// counts what was not there and was sent, UploadedBytes their size.
-	Blobs, BlobsUploaded         int
-	Manifests, ManifestsUploaded int
-	UploadedBytes                int64
+	Blobs             int   `json:"blobs"`
+	BlobsUploaded     int   `json:"blobs_uploaded"`
+	Manifests         int   `json:"manifests"`
+	ManifestsUploaded int   `json:"manifests_uploaded"`
+	UploadedBytes     int64 `json:"uploaded_bytes"`
 	// Receipts and SignedReceipts count the referrers the bundles carry.
-	Receipts, SignedReceipts int
+	Receipts       int `json:"receipts"`
+	SignedReceipts int `json:"signed_receipts"`
 }
 
 // Pushed is one bundle on the remote.
 type Pushed struct {
-	Bundle, Wrapper store.Digest
+	Bundle  store.Digest `json:"bundle"`
+	Wrapper store.Digest `json:"wrapper"`
 }
 
 // pusher holds what one push shares between bundles: the blobs known present on the remote

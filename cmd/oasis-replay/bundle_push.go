@@ -26,6 +26,7 @@ func bundlePushCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk HTTP to a remote given by URL (local servers only)"},
 			&cli.BoolFlag{Name: "all", Usage: "push every sealed bundle of the store (then BUNDLE is not given)"},
+			&cli.BoolFlag{Name: "json", Usage: "print what was pushed and uploaded as JSON"},
 			&cli.StringSliceFlag{Name: "signed-receipt", Usage: "attach this signed receipt `FILE` (replay --sign) to the bundle it is about"},
 		},
 		Action: func(c *cli.Context) error {
@@ -53,6 +54,9 @@ func bundlePushCommand() *cli.Command {
 				rep, err := remote.Push(c.Context, s, b, bundles, opts)
 				if err != nil {
 					return err
+				}
+				if c.Bool("json") {
+					return writeJSON(c, rep)
 				}
 				fmt.Fprintf(c.App.Writer, "pushed %d bundles to %s: %d of %d blobs and %d of %d manifests uploaded (%s), %d receipts, %d signed\n",
 					len(rep.Bundles), b, rep.BlobsUploaded, rep.Blobs, rep.ManifestsUploaded, rep.Manifests, humanBytes(rep.UploadedBytes), rep.Receipts, rep.SignedReceipts)

@@ -53,7 +53,11 @@ func Open(u oremote.URL, opts Options) (*Registry, error) {
 	}
 	hc := opts.HTTPClient
 	if hc == nil {
-		hc = retry.DefaultClient
+		// Push and pull keep several requests in flight: keep as many connections open (Go's
+		// default keeps two per host and closes the others after each request).
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 32
+		hc = &http.Client{Transport: retry.NewTransport(t)}
 	}
 	repo.Client = &auth.Client{
 		Client:     hc,
