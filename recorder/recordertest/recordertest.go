@@ -1,8 +1,10 @@
 // Package recordertest records bundles for the tests and benchmarks of the packages above the
 // recorder (replay, report, the CLI, the Eval Library): the oasisctl fixture runs of the shared
 // test data, recorded as `record oasisctl` records them, and Kensa runs holding given span
-// sources, sealed as `kensa run` seals them. It is test support only; no production code
-// imports it.
+// sources, sealed as `kensa run` seals them. Its Runner plays an OASIS runner over HTTP as
+// oasisctl b789b6f does and, given a RunLog, writes the output oasisctl writes (RunLog.
+// WriteOasisctl), so that one run can be both recorded live and imported. It is test support
+// only; no production code imports it.
 package recordertest
 
 import (
