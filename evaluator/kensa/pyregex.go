@@ -17,8 +17,12 @@ func searchPython(pattern, output string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return re.MatchString(output)
+	_, _, found, err := re.Search(output, regexBudget)
+	return found, err
 }
+
+// regexBudget is the step budget of a search (tests lower it to reach it sooner).
+var regexBudget = pyre.DefaultBudget
 
 // isUnsupported reports an outcome that cannot be re-derived: the check is then unsupported
 // and the run an error naming why, never a guessed verdict.

@@ -54,7 +54,15 @@ func (s seqNode) from(m *machine, i, pos int, k cont) bool {
 	if i == len(s) {
 		return k(pos)
 	}
-	return s[i].match(m, pos, func(p int) bool { return s.from(m, i+1, p, k) })
+	next := func(p int) bool { return s.from(m, i+1, p, k) }
+	if r, ok := s[i].(charRepeatNode); ok && i+1 < len(s) {
+		if c, ok := s[i+1].(charNode); ok {
+			// What follows is one character: a position where it cannot match is not
+			// offered to it (sre's REPEAT_ONE does the same for a literal).
+			return r.matchBefore(m, pos, c.test, next)
+		}
+	}
+	return s[i].match(m, pos, next)
 }
 
 type branchNode []node
@@ -148,7 +156,17 @@ type charRepeatNode struct {
 }
 
 func (r charRepeatNode) match(m *machine, pos int, k cont) bool {
+	return r.matchBefore(m, pos, nil, k)
+}
+
+// matchBefore is match, where next, when not nil, is a test the character after the repeat
+// must pass for k to be tried.
+func (r charRepeatNode) matchBefore(m *machine, pos int, next charTest, k cont) bool {
 	m.step()
+	k0 := k
+	if next != nil {
+		k = func(p int) bool { return p < len(m.in) && next.matches(m.in[p]) && k0(p) }
+	}
 	avail := len(m.in) - pos
 	if r.rep == lazy {
 		n := 0
@@ -182,7 +200,10 @@ func (r charRepeatNode) match(m *machine, pos int, k cont) bool {
 	}
 	for ; n >= r.min; n-- {
 		m.step()
-		if k(pos + n) {
+		if next != nil && (pos+n >= len(m.in) || !next.matches(m.in[pos+n])) {
+			continue
+		}
+		if k0(pos + n) {
 			return true
 		}
 	}
