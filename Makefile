@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/oasis-replay
 FUZZTIME ?= 30s
 
-.PHONY: all build install test test-long difftest difftest-kensa demo bench fuzz lint clean
+.PHONY: all build install test test-long difftest difftest-kensa difftest-regex demo bench fuzz lint clean
 
 all: build
 
@@ -26,7 +26,7 @@ test-long:
 ## difftest: DIFFTEST_WORLDS seeded SI worlds captured live and imported (go test runs 200);
 ## prints the worlds run, the shapes covered and every failing seed.
 DIFFTEST_WORLDS ?= 5000
-difftest: difftest-kensa
+difftest: difftest-kensa difftest-regex
 	cd difftest && DIFFTEST_WORLDS=$(DIFFTEST_WORLDS) $(GO) test -count=1 -timeout 60m -run 'TestWorlds$$'
 
 ## difftest-kensa: KENSA_DIFFTEST_RUNS runs of seeded Kensa projects, through real Kensa v0.7.0
@@ -37,6 +37,13 @@ KENSA_DIFFTEST_RUNS ?= 5000
 difftest-kensa:
 	cd internal/kensadiff && $(GO) test -count=1 -timeout 60m -run 'TestAgainstKensa$$' -args \
 		-kensadiff.runs=$(KENSA_DIFFTEST_RUNS) $(if $(KENSA_DIFFTEST_ALL),-kensadiff.all)
+
+## difftest-regex: PYRE_DIFF_COMPARISONS generated Python regular expressions × subjects, matched by
+## evaluator/kensa/pyre and by python3's re (go test compares 5,000); prints "N/M comparisons agree"
+## and every differing case with its seed.
+PYRE_DIFF_COMPARISONS ?= 200000
+difftest-regex:
+	cd evaluator/kensa/pyre && PYRE_DIFF_COMPARISONS=$(PYRE_DIFF_COMPARISONS) $(GO) test -count=1 -timeout 60m -v -run 'TestAgainstPython$$'
 
 ## demo: record, replay and audit built-in examples of OASIS, Kensa and the Eval Library on the default store.
 demo: build
