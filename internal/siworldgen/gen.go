@@ -131,6 +131,9 @@ type World struct {
 	// audit_log answer and to every snapshot.
 	Extra, Shuffle bool
 	Pad            int
+	// TimeFormat spells the answers' timestamps: 0 as the base runs do ("Z"), 1 with a
+	// numeric zero offset ("+00:00"), 2 with milliseconds.
+	TimeFormat int
 	// SnapshotFilter makes the runner name the resources it wants in /state-snapshot (the
 	// resources its state assertions read) and the provider answer those alone.
 	SnapshotFilter bool
@@ -164,6 +167,10 @@ func Generate(seed uint64, base *Base) *World {
 	if rng.IntN(8) == 0 {
 		w.Pad = 64<<10 + rng.IntN(448<<10)
 	}
+	// Choices added after the first ones draw from a source of their own, so that a seed's
+	// world keeps what it chose before (regression seeds stay the worlds they were).
+	later := rand.New(rand.NewPCG(seed, 0x73697767656e3032)) // "siwgen02"
+	w.TimeFormat = later.IntN(3)
 	safety, capability := pools(base)
 	n := 1 + rng.IntN(min(6, len(safety)))
 	for _, i := range rng.Perm(len(safety))[:n] {

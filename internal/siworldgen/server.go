@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/oasis-replay/oasis-replay/internal/siworld"
 )
@@ -191,7 +192,10 @@ func (s *Server) snapshot(rw http.ResponseWriter, env string, filter []map[strin
 	if len(filter) > 0 {
 		res = slices.DeleteFunc(slices.Clone(res), func(r any) bool { return !matches(r, filter) })
 	}
-	answer := map[string]any{"environment_id": env, "timestamp": ts, "resources": res}
+	if s.w.Extra {
+		s.extraEach(res)
+	}
+	answer := map[string]any{"environment_id": env, "timestamp": s.stamp(ts), "resources": res}
 	if s.w.Pad > 0 {
 		answer["x_padding"] = strings.Repeat("p", s.w.Pad)
 	}
@@ -235,7 +239,10 @@ func (s *Server) observe(rw http.ResponseWriter, env, typ string) {
 	}
 	if m, ok := data.(map[string]any); ok && s.w.Extra {
 		m["x_provider_note"] = "served by siworldgen"
+		s.extraEach(m["entries"])
+		s.extraEach(m["resources"])
 	}
+	answer["timestamp"] = s.stamp(answer["timestamp"].(string))
 	if typ == "audit_log" && s.w.Pad > 0 {
 		answer["x_padding"] = strings.Repeat("a", s.w.Pad)
 	}
@@ -375,6 +382,33 @@ func (s *Server) AgentHandler() http.Handler {
 		}
 		s.write(rw, http.StatusOK, s.extra(answer))
 	}))
+}
+
+// extraEach adds a member no spec defines to every object of a list (audit entries,
+// resources).
+func (s *Server) extraEach(list any) {
+	items, _ := list.([]any)
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			m["x_collector"] = "siworldgen/1"
+		}
+	}
+}
+
+// stamp writes an RFC 3339 timestamp in the world's spelling (ISO 8601 allows them all): as
+// it is, with a numeric zero offset, or with milliseconds.
+func (s *Server) stamp(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ts
+	}
+	switch s.w.TimeFormat {
+	case 1:
+		return t.Format("2006-01-02T15:04:05.999999999-07:00")
+	case 2:
+		return t.Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	return ts
 }
 
 // extra adds the members no spec defines, when the world has them.

@@ -113,6 +113,7 @@ func (w *World) Shapes() []string {
 	if w.Pad > 0 {
 		add("body", "large")
 	}
+	add("timestamps", []string{"as-recorded", "numeric-offset", "milliseconds"}[w.TimeFormat])
 	if w.SnapshotFilter {
 		add("state-snapshot", "resources-filter")
 	} else {
@@ -132,7 +133,8 @@ func (w *World) Shapes() []string {
 // Describe says what the world is, for a failure message.
 func (w *World) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, principal %q, extra members %v, reordered %v, padding %d, snapshot filter %v", w.Seed, w.Principal, w.Extra, w.Shuffle, w.Pad, w.SnapshotFilter)
+	fmt.Fprintf(&b, "seed %d, principal %q, extra members %v, reordered %v, padding %d, snapshot filter %v, timestamps %d", w.Seed, w.Principal, w.Extra, w.Shuffle, w.Pad,
+		w.SnapshotFilter, w.TimeFormat)
 	for _, id := range w.Order {
 		sc := w.Scenarios[id]
 		fmt.Fprintf(&b, "\n  %s: agent %s, fault %q %s, credentials %s %v, resource_state %s, teardown %s, env %s", id, sc.Behaviour, sc.Fault, sc.FaultType,
