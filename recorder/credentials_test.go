@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -125,3 +126,17 @@ func TestHeaderCredentials(t *testing.T) {
 }
 
 func yamlUnmarshal(s string, v any) error { return yaml.Unmarshal([]byte(s), v) }
+
+// FuzzCredentialSecrets: any provision answer member is read without panic.
+func FuzzCredentialSecrets(f *testing.F) {
+	f.Add([]byte(`{"namespace":"production","principal":"system:serviceaccount:a:b","token":"tok-abcdefgh","type":"token"}`))
+	f.Add([]byte(`"apiVersion: v1\nkind: Config\nusers:\n- name: a\n  user:\n    token: abcdefghij\n"`))
+	f.Add([]byte(`{"a":[{"b":{"exec":{"env":[{"name":"X","value":"y"}],"args":["--t=z"]}}}]}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, s := range credentialSecrets(raw) {
+			if s == "" && !bytes.Contains(raw, []byte(`""`)) {
+				t.Errorf("learned an empty string from %q", raw)
+			}
+		}
+	})
+}
