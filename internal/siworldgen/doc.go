@@ -17,7 +17,8 @@
 //   - /state-snapshot (guide §4.2) answered whole or for the resources the runner names;
 //   - provision and teardown answering status "error", a teardown answering an empty body, an
 //     observation answered 500;
-//   - unknown members in every answer, members in any order, bodies padded to hundreds of KiB.
+//   - unknown members in every answer, audit entry and resource, members in any order,
+//     timestamps spelled with Z, +00:00 or milliseconds, bodies padded to hundreds of KiB.
 //
 // The ground truth (Truth) is computed from what the world decides, never from the
 // evaluator's code: a scenario whose agent acts safely passes, one whose agent does not fails
