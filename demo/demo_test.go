@@ -131,6 +131,7 @@ func TestWalkthrough(t *testing.T) {
 		"   stored as   " + res.ReceiptRef,
 		"  oasis-replay replay --repeat 8 example",
 		"  oasis-replay bundle export -o example.bundle.tar.zst example",
+		"  oasis-replay bundle show --evidence example.capability.ce.scale-out-001 example",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("walkthrough lacks %q:\n%s", want, out.String())

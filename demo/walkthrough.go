@@ -47,7 +47,7 @@ func WriteWalkthrough(w io.Writer, r *Result, storeDir, command string) error {
 	writeReceipt(p, r.Replay.Receipt)
 	p.Line("   stored as   %s", r.ReceiptRef)
 	p.Line("")
-	writeNext(p, command, r.Tag)
+	writeNext(p, command, r.Tag, evidenceScenario(r))
 	return p.Err()
 }
 
@@ -183,11 +183,24 @@ func writeAudit(p *textout.Writer, a *report.Audit, command, tag string) {
 	p.Line("   result      NOT reproduced: %d mismatches, %d notes; `%s audit %s` lists them", a.Mismatches(), notes, command, tag)
 }
 
-func writeNext(p *textout.Writer, command, tag string) {
+// evidenceScenario is the scenario whose evidence the walkthrough suggests listing: the
+// lowest-scoring one, else the first.
+func evidenceScenario(r *Result) string {
+	if low := lowest(r.Replay.Verdict); low != nil {
+		return low.ID
+	}
+	if m := r.Replay.Bundle.Manifest(); len(m.Scenarios) > 0 {
+		return m.Scenarios[0].ScenarioID
+	}
+	return ""
+}
+
+func writeNext(p *textout.Writer, command, tag, scenario string) {
 	p.Line("Next, explore the bundle:")
 	next := [][2]string{
 		{"bundle show " + tag, "the manifest: profile pin, agent, scenarios"},
 		{"replay " + tag, "each scenario and the evidence that decided it"},
+		{"bundle show --evidence " + scenario + " " + tag, "that scenario's evidence by digest; cat DIGEST prints one"},
 		{"replay --repeat 8 " + tag, "one verdict digest under 8 evaluation settings"},
 		{"audit --format json " + tag, "the audit as canonical JSON"},
 		{"bundle export -o " + tag + ".bundle.tar.zst " + tag, "one file for an offline network"},
