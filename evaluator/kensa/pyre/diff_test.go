@@ -91,7 +91,7 @@ func TestAgainstPython(t *testing.T) {
 	comparisons := envInt("PYRE_DIFF_COMPARISONS", 5000)
 	first := uint64(envInt("PYRE_DIFF_SEED", 1))
 	patterns := (comparisons + perPattern - 1) / perPattern
-	agree, total, cannot, invalid, matched, failures := 0, 0, 0, 0, 0, 0
+	agree, total, cannot, spent, invalid, matched, failures := 0, 0, 0, 0, 0, 0, 0
 	const batch = 2000
 	for lo := 0; lo < patterns; lo += batch {
 		var cases []genCase
@@ -107,6 +107,9 @@ func TestAgainstPython(t *testing.T) {
 				switch {
 				case unsure:
 					cannot++
+					if strings.Contains(got, ErrStepBudget.Error()) {
+						spent++
+					}
 					continue
 				case got == want:
 					agree++
@@ -124,8 +127,8 @@ func TestAgainstPython(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d/%d comparisons agree (%d patterns from seed %d to %d; %d matches, %d invalid patterns, %d that cannot be re-derived here)",
-		agree, total, patterns, first, first+uint64(patterns)-1, matched, invalid, cannot)
+	t.Logf("%d/%d comparisons agree (%d patterns from seed %d to %d; %d matches, %d invalid patterns, %d that cannot be re-derived here, %d of them for the step budget)",
+		agree, total, patterns, first, first+uint64(patterns)-1, matched, invalid, cannot, spent)
 	if failures > 0 {
 		t.Errorf("%d comparisons differ from Python's re", failures)
 	}
