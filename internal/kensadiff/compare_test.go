@@ -19,6 +19,10 @@ type runOutcome struct {
 	seed  uint64
 	index int
 	diffs []diff
+	// audit is what audit says of Kensa's result after kensa import (ekensa.Outcome):
+	// reproduced, not-re-derivable, or mismatch — which, Kensa's result being Kensa's own,
+	// accuses a correct result. "" when the run was not imported.
+	audit string
 }
 
 // diff is one disagreement: the side (run: kensa run; import: kensa import + replay; stats-*:
@@ -96,6 +100,9 @@ func runBatch(t *testing.T, k *kensaTool, batch []*kensagen.Scenario) []runOutco
 					d.err = fmt.Errorf("%w; the import's problems: %s", d.err, strings.Join(problems, "; "))
 				}
 				o.diffs = append(o.diffs, compareRun("import", claimed[i], d, false)...)
+				if d.err == nil {
+					o.audit = ekensa.Outcome(ekensa.Compare(d.result, claimed[i]))
+				}
 			}
 			out = append(out, o)
 		}

@@ -56,6 +56,7 @@ const (
 	FeatureInputDict       = "input-dict"        // an input mapping (JSON on the command line)
 	FeatureGenAI           = "genai-attrs"       // GenAI attributes on a span
 	FeatureNestedAttrs     = "nested-attrs"      // attributes as nested objects
+	FeatureMessagesMapping = "messages-mapping"  // llm.output_messages nested into a mapping, not a list
 	FeatureEmbeddedTools   = "embedded-tools"    // tool calls embedded in LLM spans
 	FeatureOutputShapes    = "output-shapes"     // output as messages, Anthropic or OpenAI responses
 	FeatureMissingFields   = "missing-fields"    // spans without ids, name, kind or status
@@ -73,7 +74,7 @@ var allFeatures = []string{FeatureUnicodeCase, FeatureRegex, FeatureRegexLookaro
 	FeatureTSNanos, FeatureTSMicros, FeatureTSMillis, FeatureTSSeconds, FeatureTSFloatNanos, FeatureTSISO,
 	FeatureTSMissing, FeatureDotenv, FeatureEnvOverride, FeatureListInput, FeatureUnknownParam,
 	FeatureBracesNoDataset, FeatureCheckDefaults, FeatureDataset, FeatureInputDict, FeatureGenAI,
-	FeatureNestedAttrs, FeatureEmbeddedTools, FeatureOutputShapes, FeatureMissingFields, FeatureErrorRun,
+	FeatureNestedAttrs, FeatureMessagesMapping, FeatureEmbeddedTools, FeatureOutputShapes, FeatureMissingFields, FeatureErrorRun,
 	FeatureTokensCost, FeatureTrajectory, FeatureBoundaryParams, FeatureTruthyParam, FeatureExpected}
 
 // Features lists every feature a scenario can use.

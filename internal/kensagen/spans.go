@@ -315,7 +315,14 @@ func (g *gen) spanLine(i int, d spanDraft, f tsForm) string {
 	}
 	attrs = append(attrs, d.attrs...)
 	if d.nested {
-		attrs = nest(attrs)
+		// Flattened output-message keys without an llm.output_messages list nest into a
+		// mapping, which Kensa's extract_output_text iterates as messages: its keys.
+		flat := func(string) bool { return false }
+		if hasPrefix(attrs, "llm.output_messages.") && !hasKey(attrs, "llm.output_messages") &&
+			!g.allow(FeatureMessagesMapping, 1) {
+			flat = func(k string) bool { return strings.HasPrefix(k, "llm.output_messages.") }
+		}
+		attrs = nest(attrs, flat)
 	}
 	s := obj{}
 	missing := g.allow(FeatureMissingFields, 0.05)
@@ -345,11 +352,11 @@ func (g *gen) spanLine(i int, d spanDraft, f tsForm) string {
 
 // nest turns dotted keys into nested objects (translate._get walks them), keeping the first
 // occurrence's position; a key that is both a value and a prefix stays flat.
-func nest(a obj) obj {
+func nest(a obj, flat func(string) bool) obj {
 	out := obj{}
 	for _, m := range a {
 		parts := strings.Split(m.k, ".")
-		if !insert(&out, parts, m.v) {
+		if flat(m.k) || !insert(&out, parts, m.v) {
 			out = out.with(m.k, m.v)
 		}
 	}
@@ -381,4 +388,22 @@ func insert(o *obj, parts []string, v any) bool {
 	insert(&child, parts[1:], v)
 	*o = o.with(parts[0], child)
 	return true
+}
+
+func hasKey(a obj, k string) bool {
+	for _, m := range a {
+		if m.k == k {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefix(a obj, p string) bool {
+	for _, m := range a {
+		if strings.HasPrefix(m.k, p) {
+			return true
+		}
+	}
+	return false
 }
