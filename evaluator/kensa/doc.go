@@ -16,11 +16,12 @@
 //
 // Numbers are IEEE-754 binary64 values computed in Kensa's order and rendered in Python's
 // text forms (internal/pyvalue), so details, scores and comparisons (0.1 + 0.2 > 0.3) are
-// Kensa's byte for byte. output_matches patterns use Python's re syntax: they are translated
-// to Go's RE2 where the two agree, and a construct RE2 cannot express (backreferences,
-// lookaround, atomic groups, possessive quantifiers, conditionals, verbose mode) makes the check
-// an evaluation error naming it, never a silent pass or fail (docs/decisions.md, "Kensa
-// regular expressions").
+// Kensa's byte for byte. output_matches patterns are Python's re, read and matched by package
+// pyre as Python 3.11 does (its grammar and re.error texts, lookaround, backreferences,
+// conditionals, Unicode classes and case rules, sre's backtracking order). A search is bounded
+// by a count of steps, never by time; one that spends it, or a pattern pyre cannot decide as
+// Python would (\N{name}), makes the check unsupported, an evaluation error naming why, never a
+// silent pass or fail (docs/decisions.md, "Kensa regular expressions").
 //
 // # The judge
 //
@@ -33,8 +34,9 @@
 //
 // Compare lists where a result Kensa recorded departs from the derived one. A difference of
 // wording only — the same failure in Python's words where this evaluator has Go's (it knows
-// where, in a message, another engine's words begin), or Kensa's judge error where the run is
-// pending — is marked as such (Difference.Wording) and leaves the result reproduced; any
+// where, in a message, another engine's words begin: a trace Python could not parse), or
+// Kensa's judge error where the run is pending — is marked as such (Difference.Wording) and
+// leaves the result reproduced; any
 // other difference of a status, a check, a number or a text does not.
 //
 // # Purity
