@@ -36,8 +36,8 @@
 // wording only — the same failure in Python's words where this evaluator has Go's (it knows
 // where, in a message, another engine's words begin: a trace Python could not parse), or
 // Kensa's judge error where the run is pending — is marked as such (Difference.Wording) and
-// leaves the result reproduced; any
-// other difference of a status, a check, a number or a text does not.
+// leaves the result reproduced; any other difference of a status, a check, a number or a text
+// does not.
 //
 // # Purity
 //
