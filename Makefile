@@ -14,10 +14,13 @@ build:
 install:
 	CGO_ENABLED=0 $(GO) install ./cmd/oasis-replay
 
-## test: the whole test suite (unit, store suite, crash safety, golden corpus, CLI scripts).
+## test: the whole test suite (unit, store suite, crash safety, golden corpus, CLI scripts), and
+## test/remote, a module of its own (its in-process registry stays out of the main module;
+## -mod=mod lets it follow the main module's requirements as they change).
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	cd test/remote && $(GO) vet -mod=mod ./... && $(GO) test -mod=mod -count=1 ./...
 
 ## test-long: longer variants (100 crash iterations, bigger property runs).
 test-long:

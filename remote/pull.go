@@ -263,12 +263,21 @@ func (pl *puller) pullReceipts(ctx context.Context, w *wrapper) error {
 		return err
 	}
 	for _, r := range refs {
-		var err error
+		// The artifact type is read from the manifest itself: registries' referrer lists do
+		// not all report it (some give the config's media type).
+		mb, err := pl.manifest(ctx, r.Descriptor)
+		if err != nil {
+			return err
+		}
+		m, err := decodeManifest(mb, r.Digest)
+		if err != nil {
+			return err
+		}
 		switch {
-		case r.ArtifactType == ArtifactTypeReceipt:
-			err = pl.pullReceipt(ctx, w, r.Descriptor)
-		case r.ArtifactType == ArtifactTypeDSSE && pl.opts.SignedReceipt != nil:
-			err = pl.pullSigned(ctx, w, r.Descriptor)
+		case m.ArtifactType == ArtifactTypeReceipt:
+			err = pl.pullReceipt(ctx, w, r.Digest, m)
+		case m.ArtifactType == ArtifactTypeDSSE && pl.opts.SignedReceipt != nil:
+			err = pl.pullSigned(ctx, w, r.Digest, m)
 		}
 		if err != nil {
 			return err
@@ -278,21 +287,13 @@ func (pl *puller) pullReceipts(ctx context.Context, w *wrapper) error {
 }
 
 // pullSigned fetches a signed receipt referrer's envelope and hands it over.
-func (pl *puller) pullSigned(ctx context.Context, w *wrapper, rd store.Descriptor) error {
-	mb, err := pl.manifest(ctx, rd)
-	if err != nil {
-		return err
-	}
-	m, err := decodeManifest(mb, rd.Digest)
-	if err != nil {
-		return err
-	}
+func (pl *puller) pullSigned(ctx context.Context, w *wrapper, rd store.Digest, m *manifest) error {
 	if len(m.Layers) != 1 {
-		return fmt.Errorf("%w: signed receipt referrer %s has %d layers, not 1", ErrIntegrity, rd.Digest, len(m.Layers))
+		return fmt.Errorf("%w: signed receipt referrer %s has %d layers, not 1", ErrIntegrity, rd, len(m.Layers))
 	}
 	d, err := m.Layers[0].store()
 	if err != nil {
-		return fmt.Errorf("%w: signed receipt referrer %s: %w", ErrIntegrity, rd.Digest, err)
+		return fmt.Errorf("%w: signed receipt referrer %s: %w", ErrIntegrity, rd, err)
 	}
 	env, err := pl.fetchSmall(ctx, d)
 	if err != nil {
@@ -305,23 +306,15 @@ func (pl *puller) pullSigned(ctx context.Context, w *wrapper, rd store.Descripto
 	return pl.opts.SignedReceipt(w.bundle, env)
 }
 
-func (pl *puller) pullReceipt(ctx context.Context, w *wrapper, rd store.Descriptor) error {
-	mb, err := pl.manifest(ctx, rd)
-	if err != nil {
-		return err
-	}
-	m, err := decodeManifest(mb, rd.Digest)
-	if err != nil {
-		return err
-	}
+func (pl *puller) pullReceipt(ctx context.Context, w *wrapper, rd store.Digest, m *manifest) error {
 	if len(m.Layers) != 2 {
-		return fmt.Errorf("%w: receipt referrer %s has %d layers, not 2 (receipt, verdict)", ErrIntegrity, rd.Digest, len(m.Layers))
+		return fmt.Errorf("%w: receipt referrer %s has %d layers, not 2 (receipt, verdict)", ErrIntegrity, rd, len(m.Layers))
 	}
 	var objs [2][]byte
 	for i, l := range m.Layers {
 		d, err := l.store()
 		if err != nil {
-			return fmt.Errorf("%w: receipt referrer %s: layer %d: %w", ErrIntegrity, rd.Digest, i, err)
+			return fmt.Errorf("%w: receipt referrer %s: layer %d: %w", ErrIntegrity, rd, i, err)
 		}
 		if objs[i], err = pl.fetchSmall(ctx, d); err != nil {
 			return err
@@ -329,15 +322,15 @@ func (pl *puller) pullReceipt(ctx context.Context, w *wrapper, rd store.Descript
 	}
 	rc, err := store.DecodeReceipt(objs[0])
 	if err != nil {
-		return fmt.Errorf("%w: receipt referrer %s: %w", ErrIntegrity, rd.Digest, err)
+		return fmt.Errorf("%w: receipt referrer %s: %w", ErrIntegrity, rd, err)
 	}
 	if rc.Bundle != w.bundle || rc.Verdict != store.Sum(objs[1]) {
 		return fmt.Errorf("%w: receipt referrer %s: receipt %s is about bundle %s and verdict %s, not %s and %s",
-			ErrIntegrity, rd.Digest, store.Sum(objs[0]), rc.Bundle, rc.Verdict, w.bundle, store.Sum(objs[1]))
+			ErrIntegrity, rd, store.Sum(objs[0]), rc.Bundle, rc.Verdict, w.bundle, store.Sum(objs[1]))
 	}
 	for _, b := range [][]byte{objs[1], objs[0]} {
 		if _, err := pl.s.PutObject(ctx, b); err != nil {
-			return fmt.Errorf("%w: receipt referrer %s: %w", ErrIntegrity, rd.Digest, err)
+			return fmt.Errorf("%w: receipt referrer %s: %w", ErrIntegrity, rd, err)
 		}
 	}
 	receipt := store.Sum(objs[0])

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -34,6 +35,9 @@ type Options struct {
 type Registry struct {
 	repo *remote.Repository
 	url  string
+	// probe asks the registry once whether it has the referrers API, before the first
+	// referrer is pushed (see PutManifest).
+	probe sync.Once
 }
 
 // Open returns the backend of the repository u names. Credentials are read from the Docker
@@ -116,7 +120,16 @@ func (r *Registry) HasManifest(ctx context.Context, d store.Descriptor) (bool, e
 	return ok, r.wrap(err, "manifest "+d.Digest.String())
 }
 
+// PutManifest pushes a manifest. Before the first one with a subject, the registry is asked
+// whether it has the referrers API (a GET of the referrers of the subject): oras-go otherwise
+// decides from an OCI-Subject header on the push's answer, which some registries with the API
+// do not send, and would keep a tag-schema index there too.
 func (r *Registry) PutManifest(ctx context.Context, d store.Descriptor, b []byte) error {
+	if bytes.Contains(b, []byte(`"subject":`)) {
+		r.probe.Do(func() {
+			_ = r.repo.Referrers(ctx, ocispec.Descriptor{MediaType: oremote.MediaTypeManifest, Digest: digest.FromBytes(b), Size: int64(len(b))}, "", func([]ocispec.Descriptor) error { return nil })
+		})
+	}
 	err := r.repo.Manifests().Push(ctx, oci(d), bytes.NewReader(b))
 	if errors.Is(err, errdef.ErrAlreadyExists) {
 		return nil

@@ -44,16 +44,18 @@ type Opener func(ctx context.Context, d store.Descriptor) (io.ReadCloser, error)
 // layout must hold: a layout of another bundle is refused before anything is sealed
 // (ErrConflict).
 func ImportLayout(ctx context.Context, s store.Store, l *Layout, want store.Digest, open Opener, limits Limits, opts ImportOptions) (Summary, error) {
-	ctx, cancel := context.WithCancel(ctx)
+	// The writer's context ends when the reader stops, so that a writer blocked on the pipe or
+	// on open returns; sealing uses the caller's.
+	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := writeLayout(ctx, pw, l, open)
+		err := writeLayout(rctx, pw, l, open)
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	res, err := readArchive(ctx, pr, readOptions{
+	res, err := readArchive(rctx, pr, readOptions{
 		limits:       limits,
 		sink:         storeSink{s: s},
 		progress:     &progress{fn: opts.Progress, total: opts.Size},
