@@ -275,6 +275,8 @@ func TestDashboardClient(t *testing.T) {
 	cl.must(http.MethodPost, "/api/v1/eval/review/"+queue.Items[0].Item, `{"state": "acknowledged", "note": "seen"}`, http.StatusOK, nil)
 	cl.must(http.MethodPost, "/api/v1/eval/review/"+queue.Items[0].Item, `{"state": "acknowledged", "note": "again"}`, http.StatusConflict, nil)
 	cl.must(http.MethodGet, "/api/v1/eval/matrix/job-99", "", http.StatusNotFound, nil)
+	cl.must(http.MethodDelete, "/api/v1/eval/scenarios", "", http.StatusMethodNotAllowed, nil)
+	cl.must(http.MethodPost, "/api/v1/eval/matrix", `{"pad": "`+strings.Repeat("x", 5000)+`"}`, http.StatusRequestEntityTooLarge, nil)
 	cl.must(http.MethodGet, "/eval/report", "", http.StatusOK, nil)
 	cl.must(http.MethodGet, "/eval/review", "", http.StatusOK, nil)
 	saved := cl.tok
