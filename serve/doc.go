@@ -11,8 +11,11 @@
 //
 // # Errors and bodies
 //
-// Errors are {"error": {"code", "message"}} with a fitting status; bad input names its line and
-// column ("request body:1:48: risk_level: …"). Bodies are read up to a limit (413 beyond).
+// Errors are {"error": {"code", "message", "field"}} with a fitting status; bad input names its
+// line and column ("request body:1:48: risk_level: …") and, in field, the member of the request
+// at fault (a malformed body, an unknown variation or scenario id: 400). Bodies are read up to a
+// limit (413 beyond). Every number of a JSON answer is a JSON number; match rates are fractions
+// from 0 to 1.
 //
 // # The Eval Library API
 //
@@ -20,7 +23,8 @@
 //
 //	POST /api/v1/eval/scenarios                 add a scenario (201, or 200 when unchanged)
 //	GET  /api/v1/eval/scenarios                 list the scenarios
-//	POST /api/v1/eval/scenarios/auto-generate   draft scenarios from recorded skill.invoke spans
+//	POST /api/v1/eval/scenarios/auto-generate   draft scenarios from recorded skill.invoke spans;
+//	                                            "save": true adds them to the library
 //	GET  /api/v1/eval/runs                      runs of a matrix; filters scenario, variation,
 //	                                            flagged, status, matrix
 //	POST /api/v1/eval/matrix                    {scenario_ids, variation_types, parallel, runs,
@@ -31,7 +35,11 @@
 //	                                            review states
 //	GET  /api/v1/eval/review                    the review queue
 //	POST /api/v1/eval/review/{item}             {state, note}; who is the token's sub claim
+//	GET  /api/v1/openapi.json                   the OpenAPI 3.1 document of the API
 //	GET  /eval/report, /eval/review             the HTML report and review queue
+//
+// The OpenAPI document (openapi.json, embedded) is written by hand; the tests validate every
+// answer of a client's session against it with a JSON Schema 2020-12 validator.
 //
 // The store is opened for each request only (one request at a time in the process), so other
 // commands and processes keep using it; a background matrix seals its runs taking its turn with
