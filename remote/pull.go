@@ -47,7 +47,7 @@ type PullReport struct {
 func Pull(ctx context.Context, s store.Store, b Backend, refs []string, opts PullOptions) (*PullReport, error) {
 	rep := &PullReport{Bundles: make([]store.Digest, len(refs))}
 	var mu sync.Mutex
-	err := forEach(ctx, len(refs), 4, func(ctx context.Context, i int) error {
+	err := forEach(ctx, len(refs), workers, func(ctx context.Context, i int) error {
 		pl := &puller{s: s, b: b, opts: opts}
 		d, err := pl.pull(ctx, refs[i])
 		if err != nil {

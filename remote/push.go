@@ -89,7 +89,7 @@ func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest,
 		return nil, err
 	}
 	rep := &PushReport{Bundles: make([]Pushed, len(order))}
-	err = forEach(ctx, len(order), workers, func(ctx context.Context, i int) error {
+	err = forEach(ctx, len(order), 2*workers, func(ctx context.Context, i int) error {
 		w, err := p.pushBundle(ctx, order[i])
 		if err != nil {
 			return fmt.Errorf("push %s to %s: %w", order[i], b, err)
@@ -187,16 +187,17 @@ func (p *pusher) pushBundle(ctx context.Context, d store.Digest) (store.Digest, 
 	}
 	config := store.Descriptor{MediaType: MediaTypeIndexConfig, Digest: store.Sum(l.Index), Size: int64(len(l.Index))}
 	blobs := append([]store.Descriptor{config}, l.Entries...)
-	if err := p.putManifest(ctx, wd, wb, blobs, func(d store.Descriptor) (io.ReadCloser, error) {
+	open := func(d store.Descriptor) (io.ReadCloser, error) {
 		if d.Digest == config.Digest {
 			return io.NopCloser(bytes.NewReader(l.Index)), nil
 		}
 		rc, _, err := p.s.OpenBlob(ctx, d.Digest)
 		return rc, err
-	}); err != nil {
+	}
+	if err := p.putWrapper(ctx, BundleName(d), wd, wb, blobs, open); err != nil {
 		return store.Digest{}, err
 	}
-	for _, name := range append([]string{BundleName(d)}, tags...) {
+	for _, name := range tags {
 		if err := p.setName(ctx, name, wd, wb); err != nil {
 			return store.Digest{}, err
 		}
@@ -230,6 +231,47 @@ func (p *pusher) putManifest(ctx context.Context, wd store.Descriptor, wb []byte
 		}
 	}
 	if err := p.b.PutManifest(ctx, wd, wb); err != nil {
+		return err
+	}
+	p.manifestsUp.Add(1)
+	p.bytesUp.Add(wd.Size)
+	return nil
+}
+
+// NamedManifestPutter is implemented by backends that store a manifest and point a name at it
+// in one request (a registry's PUT of a manifest by tag); push then uses it for wrappers.
+type NamedManifestPutter interface {
+	PutNamedManifest(ctx context.Context, name string, d store.Descriptor, b []byte) error
+}
+
+// putWrapper makes sure the remote holds the wrapper wd under name (bundle-<hex>). A name that
+// already points at it says the wrapper and its blobs are there (names are written last), so a
+// second push of a bundle costs one request here.
+func (p *pusher) putWrapper(ctx context.Context, name string, wd store.Descriptor, wb []byte, blobs []store.Descriptor, open func(store.Descriptor) (io.ReadCloser, error)) error {
+	got, err := p.b.ResolveName(ctx, name)
+	switch {
+	case err == nil && got.Digest == wd.Digest:
+		p.manifests.Add(1)
+		p.blobs.Add(int64(len(blobs)))
+		return nil
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return err
+	}
+	np, ok := p.b.(NamedManifestPutter)
+	if !ok {
+		if err := p.putManifest(ctx, wd, wb, blobs, open); err != nil {
+			return err
+		}
+		return p.b.SetName(ctx, name, wd, wb)
+	}
+	p.manifests.Add(1)
+	p.blobs.Add(int64(len(blobs)))
+	for _, bd := range blobs {
+		if err := p.ensureBlob(ctx, bd, open); err != nil {
+			return err
+		}
+	}
+	if err := np.PutNamedManifest(ctx, name, wd, wb); err != nil {
 		return err
 	}
 	p.manifestsUp.Add(1)

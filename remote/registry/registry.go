@@ -154,6 +154,12 @@ func (r *Registry) SetName(ctx context.Context, name string, d store.Descriptor,
 	return r.wrap(err, "tag "+name)
 }
 
+// PutNamedManifest stores a manifest and tags it in one PUT by tag (a manifest without a
+// subject: wrappers).
+func (r *Registry) PutNamedManifest(ctx context.Context, name string, d store.Descriptor, b []byte) error {
+	return r.SetName(ctx, name, d, b)
+}
+
 func (r *Registry) ResolveName(ctx context.Context, name string) (store.Descriptor, error) {
 	d, err := r.repo.Manifests().Resolve(ctx, name)
 	if err != nil {
