@@ -20,7 +20,7 @@
 // pyre as Python 3.11 does (its grammar and re.error texts, lookaround, backreferences,
 // conditionals, Unicode classes and case rules, sre's backtracking order). A search is bounded
 // by a count of steps, never by time; one that spends it, or a pattern pyre cannot decide as
-// Python would (\N{name}), makes the check unsupported, an evaluation error naming why, never a
+// Python would (a \N{name} alias), makes the check unsupported, an evaluation error naming why, never a
 // silent pass or fail (docs/decisions.md, "Kensa regular expressions").
 //
 // # The judge

@@ -10,8 +10,9 @@ import (
 // (re.compile with no flags, then search), through package pyre, which reads and matches
 // patterns as Python 3.11's re does. An invalid pattern returns Python's re.error (*pyre.Error,
 // whose text is str(re.error)); a pattern or search this evaluator cannot decide as Python
-// would returns an error isUnsupported reports (the step budget spent, a \N{name} escape, an
-// exception Python raises other than re.error, which Kensa does not catch).
+// would returns an error isUnsupported reports (the step budget spent, a \N{name} whose name
+// is not found, perhaps an alias; an exception Python raises other than re.error, which Kensa
+// does not catch).
 func searchPython(pattern, output string) (bool, error) {
 	re, err := pyre.Compile(pattern)
 	if err != nil {

@@ -14,13 +14,15 @@
 //
 // The work of a search is bounded by a budget of matcher steps, never by time, so an outcome
 // is the same on every machine: a search that spends it returns ErrStepBudget, an outcome
-// that cannot be re-derived (sre has no bound: Kensa itself would run for hours). So do \N{name}
-// escapes (ErrUnsupported; the Unicode name table is not carried here), groups nested deeper
+// that cannot be re-derived (sre has no bound: Kensa itself would run for hours). So do a
+// \N{name} whose name is not a character's name in the Unicode database (ErrUnsupported:
+// Python also knows the aliases of NameAliases.txt, not carried here), groups nested deeper
 // than Python's parser can recurse, and patterns on which Python raises something other than
 // re.error (ErrNotReError).
 //
 // The tests compare this package with python3's re on generated patterns and subjects
-// (TestAgainstPython; PYRE_DIFF_COMPARISONS sets how many) and on the case tables of every
-// code point (TestCaseTablesAgainstPython). Unicode data is Go's (15.0) where Python 3.11 has
-// 14.0: characters assigned in between may be classed differently.
+// (TestAgainstPython; PYRE_DIFF_COMPARISONS sets how many), on the case tables and classes
+// of every code point (TestCaseTablesAgainstPython) and on every character name
+// (TestNamesAgainstPython). Unicode data is Go's and x/text's (15.0) less the characters 15.0
+// added, so that every code point is classed and named as in Python 3.11 (Unicode 14.0).
 package pyre

@@ -48,8 +48,10 @@ var (
 	// and UNICODE flags together): a caller that catches only re.error, as Kensa does, fails
 	// with it.
 	ErrNotReError = errclass.New(errclass.Input, "pyre: Python raises an exception other than re.error")
-	// ErrUnsupported is a construct Python accepts and this package does not evaluate (\N{name}
-	// escapes, which need the Unicode name table).
+	// ErrUnsupported is a pattern this package cannot read as Python would: a \N{name} whose
+	// name is not in the Unicode character database (Python also knows the aliases of
+	// NameAliases.txt, which are not carried here), or groups nested deeper than Python's
+	// parser can recurse.
 	ErrUnsupported = errclass.New(errclass.Input, "pyre: unsupported")
 )
 

@@ -27,7 +27,7 @@ type gen struct {
 // alphabet is what literals and subjects are drawn from: ASCII, and characters whose case
 // mappings or classes differ between engines (İ ı ß ẞ ς σ Σ ſ K µ μ ǅ ﬅ ﬆ ΐ), letters and
 // digits of other scripts, Unicode whitespace.
-var alphabet = []rune("aAbBcCxyzZ019_-. \n\tİiIıßẞςσΣſsSkKKµμΜǅǆǄﬅﬆΐéÉŉǰ٣٤१日本語Ωω\u00a0\u2028\u3000\x1c!@{}#\U00010400\U00010428ⅰⅠ\u0345ι\u1fbe")
+var alphabet = []rune("가각aAbBcCxyzZ019_-. \n\tİiIıßẞςσΣſsSkKKµμΜǅǆǄﬅﬆΐéÉŉǰ٣٤१日本語Ωω\u00a0\u2028\u3000\x1c!@{}#\U00010400\U00010428ⅰⅠ\u0345ι\u1fbe")
 
 func newGen(seed uint64) *gen {
 	return &gen{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
@@ -286,6 +286,8 @@ func (g *gen) edge() string {
 		`(?i:[\U00010400y])`, `(?<=(a))\1`, `(a)(?<=\1)`, `(?(1)`, `(?<a>b)`, `(?'a'b)`,
 		`\B`, `$\n`, `\Z\n?`, `(?s:.)*?$`, `(?m:^$)`, `(?a:\w+)`, `(?a)(?u)x`, `a{4294967295}`,
 		`(?#a comment)`, `(?#unterminated`, `[[:alpha:]]`, `\N{LATIN SMALL LETTER A}`, `(?i)ß`,
+		`\N{latin small letter sharp s}`, `[\N{GREEK SMALL LETTER FINAL SIGMA}x]`, `\N{HANGUL SYLLABLE GAG}`,
+		`\N{CJK UNIFIED IDEOGRAPH-65E5}`, `\N{NO SUCH NAME}`, `\N{LINE FEED}`, `\N`, `\N{`, `\N{}`,
 		`(?i)[ß-ß]`, `(?i)\u1e9e`, `(?i:[^k])`, `(?i)[^s]`, `(?>a+)b`, `(a+)++b`, `(?:a|ab)(?:c|bcd)`,
 		`(?=(a+))a*b\1`, `((a)|b)+`, `(?(2)x)`, `\b\B`, `^*`, `(?i)[a-z]+`, `(?i)İ`, `(?i)ı`)
 }

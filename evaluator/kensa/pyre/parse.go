@@ -442,14 +442,18 @@ func hexEscape(src *tokenizer, escape string) (rune, bool) {
 	return rune(v), true
 }
 
-// namedEscape reads \N{...}: Python looks the name up in its Unicode database, which this
-// package does not carry.
-func namedEscape(src *tokenizer) {
+// namedEscape reads \N{...}: the character Python's Unicode database names. A name not
+// found here may be one of the aliases Python also knows: that cannot be re-derived.
+func namedEscape(src *tokenizer) rune {
 	if !src.match("{") {
 		src.fail("missing {", 0)
 	}
 	name := src.getUntil('}', "character name")
-	panic(unsupported{`\N{` + name + `}`})
+	r, ok := lookupName(name)
+	if !ok {
+		panic(unsupported{`\N{` + name + `}: a name not in the Unicode character database here, perhaps an alias`})
+	}
+	return r
 }
 
 type unsupported struct{ what string }
@@ -468,7 +472,7 @@ func classEscape(src *tokenizer, escape string) setItem {
 	}
 	switch {
 	case c == 'N':
-		namedEscape(src)
+		return setItem{kind: setLiteral, lo: namedEscape(src)}
 	case containsRune(octDigits, c):
 		escape += src.getWhile(2, octDigits)
 		v, _ := strconv.ParseUint(escape[1:], 8, 32)
@@ -508,7 +512,7 @@ func escape(src *tokenizer, esc string, st *state) *item {
 	}
 	switch {
 	case c == 'N':
-		namedEscape(src)
+		return &item{op: opLiteral, c: namedEscape(src)}
 	case c == '0':
 		esc += src.getWhile(2, octDigits)
 		v, _ := strconv.ParseUint(esc[1:], 8, 32)

@@ -19,7 +19,7 @@ type Regexp struct {
 
 // Compile is re.compile(pattern) with no flags. A pattern Python refuses returns an *Error
 // with Python's message; ErrNotReError when Python raises something else; ErrUnsupported for
-// \N{name}.
+// what cannot be read as Python would (a \N{name} not found, perhaps an alias).
 func Compile(pattern string) (re *Regexp, err error) {
 	src := []rune(pattern)
 	defer func() {

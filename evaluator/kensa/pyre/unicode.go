@@ -18,14 +18,14 @@ func isWord(c rune, ascii bool) bool {
 	if ascii || c < 0x80 {
 		return c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
 	}
-	return unicode.IsLetter(c) || unicode.IsNumber(c)
+	return (unicode.IsLetter(c) || unicode.IsNumber(c)) && !isUnicode15(c)
 }
 
 func isDigit(c rune, ascii bool) bool {
 	if ascii || c < 0x80 {
 		return c >= '0' && c <= '9'
 	}
-	return unicode.Is(unicode.Nd, c)
+	return unicode.Is(unicode.Nd, c) && !isUnicode15(c)
 }
 
 func isSpace(c rune, ascii bool) bool {
@@ -111,3 +111,28 @@ var extraCases = sync.OnceValue(func() map[rune][]rune {
 	}
 	return out
 })
+
+// unicode15 holds the characters Unicode 15.0 assigned (Go's tables) that Python 3.11's
+// Unicode 14.0 does not: to sre they are unassigned (not word characters, not digits, no
+// name). TestCaseTablesAgainstPython and TestNamesAgainstPython derive the same list.
+var unicode15 = [][2]rune{
+	{0x0CF3, 0x0CF3}, {0x0ECE, 0x0ECE}, {0x10EFD, 0x10EFF}, {0x1123F, 0x11241}, {0x11B00, 0x11B09},
+	{0x11F00, 0x11F10}, {0x11F12, 0x11F3A}, {0x11F3E, 0x11F59}, {0x1342F, 0x1342F}, {0x13439, 0x13455},
+	{0x1B132, 0x1B132}, {0x1B155, 0x1B155}, {0x1D2C0, 0x1D2D3}, {0x1DF25, 0x1DF2A}, {0x1E030, 0x1E06D},
+	{0x1E08F, 0x1E08F}, {0x1E4D0, 0x1E4F9}, {0x1F6DC, 0x1F6DC}, {0x1F774, 0x1F776}, {0x1F77B, 0x1F77F},
+	{0x1F7D9, 0x1F7D9}, {0x1FA75, 0x1FA77}, {0x1FA87, 0x1FA88}, {0x1FAAD, 0x1FAAF}, {0x1FABB, 0x1FABD},
+	{0x1FABF, 0x1FABF}, {0x1FACE, 0x1FACF}, {0x1FADA, 0x1FADB}, {0x1FAE8, 0x1FAE8}, {0x1FAF7, 0x1FAF8},
+	{0x2B739, 0x2B739}, {0x31350, 0x323AF}, // CJK unified ideographs (named algorithmically)
+}
+
+func isUnicode15(c rune) bool {
+	if c < 0x0CF3 {
+		return false
+	}
+	for _, rg := range unicode15 {
+		if rg[0] <= c && c <= rg[1] {
+			return true
+		}
+	}
+	return false
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // pythonTables prints, for every code point Python's Unicode database assigns, the properties
@@ -48,6 +49,19 @@ func TestCaseTablesAgainstPython(t *testing.T) {
 			}
 		}
 	}
+	assigned := map[rune]bool{}
+	for line := range strings.Lines(props) {
+		c, _ := strconv.ParseInt(strings.Fields(line)[0], 16, 32)
+		assigned[rune(c)] = true
+	}
+	for c := rune(0); c <= unicode.MaxRune; c++ {
+		if !assigned[c] && (c < 0xD800 || c > 0xDFFF) && (isWord(c, false) || isDigit(c, false) || isSpace(c, false) || isCased(c)) {
+			bad++
+			if bad <= 20 {
+				t.Errorf("U+%04X, unassigned in Python's Unicode, is a word character, digit, space or cased here", c)
+			}
+		}
+	}
 	if bad > 0 {
 		t.Errorf("%d code points differ", bad)
 	}
@@ -76,4 +90,41 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// pythonNames prints every character's name in Python's database (Hangul syllables and CJK
+// unified ideographs included).
+const pythonNames = `
+import unicodedata
+for c in range(0x110000):
+    n = unicodedata.name(chr(c), "")
+    if n:
+        print("%x %s" % (c, n))
+`
+
+// \N{name} finds, for every name of Python's database, its character, and finds no name
+// Python does not know (Unicode 15.0's additions).
+func TestNamesAgainstPython(t *testing.T) {
+	known := map[string]bool{}
+	missing := 0
+	for line := range strings.Lines(runPython(t, pythonNames, nil)) {
+		hex, name, _ := strings.Cut(strings.TrimSpace(line), " ")
+		c, _ := strconv.ParseInt(hex, 16, 32)
+		known[name] = true
+		r, ok := lookupName(strings.ToLower(name))
+		switch {
+		case !ok:
+			missing++
+		case r != rune(c):
+			t.Errorf("\\N{%s}: U+%04X, Python U+%04X", name, r, c)
+		}
+	}
+	for name, r := range names() {
+		if _, ok := lookupName(name); ok && !known[name] {
+			t.Errorf("\\N{%s} is U+%04X here; Python does not know the name", name, r)
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d names of Python's database are not found here", missing)
+	}
 }
