@@ -27,7 +27,8 @@ func WriteKensaWalkthrough(w io.Writer, r *KensaResult, command string) error {
 		p.Line("   %s  %-14s run %d  %s", run.Bundle.Short(), run.Scenario, run.Repeat, run.Recorded)
 	}
 	p.Line("")
-	p.Line("2. Replayed: each run's checks re-derived from its bundle alone, receipts stored")
+	p.Line("2. Replayed and audited: each run's checks re-derived from its bundle alone, receipts stored,")
+	p.Line("   and the status compared with the one kensa run gave the run while recording")
 	same := 0
 	for _, run := range r.Runs {
 		if run.Recorded == run.Replayed {
@@ -116,7 +117,8 @@ func WriteEvalWalkthrough(w io.Writer, r *EvalResult, command string) error {
 		p.Line("   %s", l)
 	}
 	p.Line("")
-	p.Line("3. Replayed: every number re-derived from the run bundles")
+	p.Line("3. Replayed and audited: every number re-derived from the run bundles, and the verdict's")
+	p.Line("   digest compared with the one recorded when the matrix was sealed")
 	if r.Reproduced {
 		p.Line("   result      reproduced: verdict %s, as recorded when the matrix was sealed", r.Replayed.Digest)
 	} else {
