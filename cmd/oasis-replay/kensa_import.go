@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -17,7 +18,9 @@ func kensaImportCommand() *cli.Command {
 		Description: "DIR is a .kensa directory or a directory holding one. Every run of every run manifest\n" +
 			"(runs/*.json) becomes a bundle with its scenario, judge spec and dataset pinned, its trace, its\n" +
 			"output and the result Kensa recorded (results/<run_id>.json), which audit compares with what\n" +
-			"the evidence gives. Everything is read and validated before anything is written.\n\n" +
+			"the evidence gives. Runs are read a run at a time (a manifest of any size) and sealed in\n" +
+			"batches of 1,000, each bundle complete; an import cut short keeps the batches sealed, and\n" +
+			"importing again seals the same bundles.\n\n" +
 			"One file that cannot be read or used (a run manifest, a scenario, a results file, a trace)\n" +
 			"never loses the others: it is reported on stderr with its path and reason, and every other\n" +
 			"run is imported. A run whose trace cannot be read is imported as Kensa records it, an error.\n" +
@@ -38,43 +41,65 @@ func kensaImportCommand() *cli.Command {
 	}
 }
 
+// importBatch is how many runs kensa import seals at once: memory holds one batch, whatever
+// the size of the directory.
+const importBatch = 1000
+
 func runKensaImport(c *cli.Context) error {
-	plan, err := rkensa.PlanImportAll(c.Args().First(), c.Bool("strict"))
-	if err != nil {
-		return err
+	dir := c.Args().First()
+	if _, err := rkensa.KensaRoot(dir); err != nil {
+		return err // before the store is opened: nothing is written
 	}
-	for _, w := range plan.Warnings {
-		fmt.Fprintf(c.App.ErrWriter, "warning: %v\n", w)
-	}
-	for _, p := range plan.Problems {
-		fmt.Fprintf(c.App.ErrWriter, "not imported: %v\n", p)
-	}
-	if plan.Relocated > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "%d trace(s) not at the path Kensa recorded were found inside %s\n", plan.Relocated, c.Args().First())
-	}
-	if len(plan.Records) == 0 {
-		return fmt.Errorf("%w: %s: no run could be imported", rkensa.ErrImport, c.Args().First())
-	}
-	err = withStore(c, readWrite, func(s store.Store) error {
-		imported, err := rkensa.Import(c.Context, s, plan.Records, version(), c.StringSlice("tag")...)
+	var plan *rkensa.ImportPlan
+	var imported []rkensa.Imported
+	count := 0
+	err := withStore(c, readWrite, func(s store.Store) error {
+		out := bufio.NewWriter(c.App.Writer)
+		var err error
+		plan, err = rkensa.ImportStream(dir, c.Bool("strict"), importBatch, func(batch []*rkensa.Record) error {
+			done, err := rkensa.Import(c.Context, s, batch, version(), c.StringSlice("tag")...)
+			if err != nil {
+				return err
+			}
+			count += len(done)
+			if c.Bool("json") {
+				imported = append(imported, done...)
+				return nil
+			}
+			for _, r := range done {
+				fmt.Fprintf(out, "%s  %s  run %s\n", r.Bundle, r.Scenario, r.RunID)
+			}
+			return out.Flush()
+		})
 		if err != nil {
 			return err
 		}
-		if c.Bool("json") {
-			if imported == nil {
-				imported = []rkensa.Imported{}
-			}
+		if c.Bool("json") && count > 0 {
 			return writeCanonical(c.App.Writer, map[string]any{"runs": imported})
 		}
-		for _, r := range imported {
-			fmt.Fprintf(c.App.Writer, "%s  %s  run %s\n", r.Bundle, r.Scenario, r.RunID)
-		}
-		fmt.Fprintf(c.App.ErrWriter, "imported %d runs\n", len(imported))
 		return nil
 	})
-	if err == nil && len(plan.Problems) > 0 {
+	if plan != nil {
+		for _, w := range plan.Warnings {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %v\n", w)
+		}
+		for _, p := range plan.Problems {
+			fmt.Fprintf(c.App.ErrWriter, "not imported: %v\n", p)
+		}
+		if plan.Relocated > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "%d trace(s) not at the path Kensa recorded were found inside %s\n", plan.Relocated, dir)
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case count == 0:
+		return fmt.Errorf("%w: %s: no run could be imported", rkensa.ErrImport, dir)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "imported %d runs\n", count)
+	if len(plan.Problems) > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "partial import: %d file(s) could not be read or used (listed above)\n", len(plan.Problems))
 		return reported{status: exitPartial}
 	}
-	return err
+	return nil
 }

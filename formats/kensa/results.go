@@ -31,20 +31,11 @@ func ParseResults(file string, data []byte) ([]Result, error) {
 	}
 	out := make([]Result, 0, root.Len())
 	for _, item := range root.Items() {
-		f, err := newFields(item, "a result", nil, nil)
+		res, err := result(item)
 		if err != nil {
 			return nil, err
 		}
-		res := Result{ScenarioID: f.str("scenario_id", true), Status: f.str("status", true)}
-		f.oneOf("status", res.Status, resultStatuses, "pass, fail, error or uncertain")
-		if f.err != nil {
-			return nil, f.err
-		}
-		if res.Value, err = pyvalue.FromNode(item, nil); err != nil {
-			return nil, err
-		}
-		res.Text = []byte(pyvalue.DumpsCompact(res.Value))
-		out = append(out, res)
+		out = append(out, *res)
 	}
 	return out, nil
 }

@@ -71,6 +71,8 @@ type ImportPlan struct {
 	// Relocated counts traces not found at the path Kensa recorded but inside the directory
 	// imported (a .kensa directory renamed or moved, e.g. a CI artifact unpacked elsewhere).
 	Relocated int
+	// Planned counts the records planned (handed to ImportStream's seal).
+	Planned int
 }
 
 // Problem is a file an import could not read or use.
@@ -97,6 +99,23 @@ func (p *Problem) Unwrap() error { return p.Err }
 // with warnings is a problem too. Only a directory with no .kensa directory, or with no run
 // at all, is an error.
 func PlanImportAll(dir string, strict bool) (*ImportPlan, error) {
+	var records []*Record
+	p, err := ImportStream(dir, strict, 1<<30, func(batch []*Record) error {
+		records = append(records, batch...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Records = records
+	return p, nil
+}
+
+// ImportStream is PlanImportAll for directories of any size: it hands the records to seal in
+// batches of at most batch, in plan order, as it reads them (manifests and results files a run
+// at a time, a trace per run), so that only one batch is held in memory; an error seal
+// returns stops it. The plan it returns has the problems and warnings, not the records.
+func ImportStream(dir string, strict bool, batch int, seal func([]*Record) error) (*ImportPlan, error) {
 	root, err := KensaRoot(dir)
 	if err != nil {
 		return nil, err
@@ -108,19 +127,46 @@ func PlanImportAll(dir string, strict bool) (*ImportPlan, error) {
 		return nil, err
 	}
 	slices.Sort(manifests)
-	for _, mp := range manifests {
-		recs, err := l.manifest(base, mp)
-		if err != nil {
-			l.problem(mp, 0, err)
-			continue
+	var pending []*Record
+	planned := 0
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
 		}
-		l.plan.Records = append(l.plan.Records, recs...)
+		err := seal(pending)
+		pending = nil
+		return err
 	}
-	if len(l.plan.Records) == 0 && len(l.plan.Problems) == 0 {
+	emit := func(r *Record) error {
+		planned++
+		if pending = append(pending, r); len(pending) >= batch {
+			return flush()
+		}
+		return nil
+	}
+	for _, mp := range manifests {
+		if err := l.manifest(base, mp, emit); err != nil {
+			var stop sealError
+			if errors.As(err, &stop) {
+				return nil, stop.err
+			}
+			l.problem(mp, 0, err)
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if planned == 0 && len(l.plan.Problems) == 0 {
 		return nil, fmt.Errorf("%w: %s: no recorded runs in runs/", ErrImport, root)
 	}
+	l.plan.Planned = planned
 	return l.plan, nil
 }
+
+// sealError carries an error of ImportStream's seal through the manifest reader, which stops.
+type sealError struct{ err error }
+
+func (e sealError) Error() string { return e.err.Error() }
 
 // problem records a file that could not be used; runs is how many runs it cost.
 func (l *loader) problem(file string, runs int, err error) {
@@ -235,80 +281,152 @@ func (l *loader) addJudgeAndDataset(def *Definition) error {
 	return nil
 }
 
-// manifest builds the records of one run manifest, pairing each run with its result in the
-// order Kensa's judge wrote them (manifest order, skipping scenarios it could not find).
-func (l *loader) manifest(base, mp string) ([]*Record, error) {
-	data, err := readFile(mp)
+// manifest builds the records of one run manifest, a run at a time, pairing each run with its
+// result in the order Kensa's judge wrote them (manifest order, skipping scenarios it could not
+// find), and hands each to emit.
+func (l *loader) manifest(base, mp string, emit func(*Record) error) error {
+	f, err := os.Open(mp)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m, err := fkensa.ParseRunManifest(mp, data)
-	if err != nil {
-		return nil, err
-	}
-	if m.Kind != "eval" {
-		return nil, nil
-	}
-	results, rp, err := l.results(m.RunID)
+	defer f.Close()
+	// Kensa names a manifest and its results file by the run id.
+	results, rp, err := l.results(strings.TrimSuffix(filepath.Base(mp), ".json"))
 	if err != nil {
 		// The runs are imported without the results Kensa recorded: nothing to audit them by.
 		l.problem(rp, 0, fmt.Errorf("%w: the runs of %s are imported without Kensa's results", err, filepath.Base(mp)))
 		results = nil
 	}
-	var records []*Record
-	next := 0
-	for _, sr := range m.Scenarios {
-		def, err := l.definition(sr.ScenarioID)
+	if results != nil {
+		defer results.close()
+	}
+	lost := map[string]*Problem{}
+	index := map[string]int{}
+	paired := 0
+	m, err := fkensa.StreamRunManifest(mp, f, func(m *fkensa.RunManifest, id string, run fkensa.ScenarioRun) error {
+		i := index[id]
+		index[id]++
+		if m.Kind != "eval" {
+			return nil
+		}
+		def, err := l.definition(id)
 		switch {
-		case err != nil:
-			l.problem(filepath.Join(l.root, "scenarios", sr.ScenarioID+".yaml"), len(sr.Runs), err)
-		case def == nil:
+		case err != nil && lost[id] == nil:
+			lost[id] = &Problem{File: filepath.Join(l.root, "scenarios", id+".yaml"), Err: err}
+			l.plan.Problems = append(l.plan.Problems, lost[id])
+		case err == nil && def == nil && lost[id] == nil:
 			// Kensa's judge skips a scenario without a file, and records no result for it.
-			l.problem(mp, len(sr.Runs), fmt.Errorf("%w: scenario %q has no file scenarios/%s.yaml", ErrImport, sr.ScenarioID, sr.ScenarioID))
-			continue
+			lost[id] = &Problem{File: mp, Err: fmt.Errorf("%w: scenario %q has no file scenarios/%s.yaml", ErrImport, id, id)}
+			l.plan.Problems = append(l.plan.Problems, lost[id])
 		}
-		for i, run := range sr.Runs {
-			var res *fkensa.Result
-			if results != nil && next < len(results) && results[next].ScenarioID == sr.ScenarioID {
-				res = &results[next]
-				next++
-			} else if results != nil && def != nil {
-				l.problem(rp, 0, fmt.Errorf("%w: no result for scenario %s, run %d of the manifest: imported without Kensa's result", ErrImport, sr.ScenarioID, i+1))
+		if def == nil && err == nil {
+			lost[id].Runs++
+			return nil
+		}
+		res, rerr := results.next(id)
+		if rerr != nil {
+			l.problem(rp, 0, fmt.Errorf("%w: imported without Kensa's results from here on", rerr))
+			results.close()
+			results = nil
+		}
+		if res != nil {
+			paired++
+		} else if results != nil && def != nil {
+			l.problem(rp, 0, fmt.Errorf("%w: no result for scenario %s, run %d of the manifest: imported without Kensa's result", ErrImport, id, i+1))
+		}
+		if def == nil {
+			lost[id].Runs++
+			return nil
+		}
+		r, err := l.record(base, m, def, i, run)
+		if err != nil {
+			return err
+		}
+		if res != nil {
+			r.Claimed = res.Text
+			if err := attachJudgeResult(r, res.Value); err != nil {
+				return fmt.Errorf("%w: %s: result %d: %v", ErrImport, rp, paired-1, err)
 			}
-			if def == nil {
-				continue
-			}
-			r, err := l.record(base, m, def, i, run)
-			if err != nil {
-				return nil, err
-			}
-			if res != nil {
-				r.Claimed = res.Text
-				if err := attachJudgeResult(r, res.Value); err != nil {
-					return nil, fmt.Errorf("%w: %s: result %d: %v", ErrImport, rp, next-1, err)
-				}
-			}
-			records = append(records, r)
+		}
+		if err := emit(r); err != nil {
+			return sealError{err}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if results != nil {
+		if extra, err := results.rest(); err != nil || extra > 0 {
+			l.problem(rp, 0, fmt.Errorf("%w: %d results for %d runs of %s: the others are not paired (%v)", ErrImport, paired+extra, paired, filepath.Base(mp), err))
 		}
 	}
-	if results != nil && next != len(results) {
-		l.problem(rp, 0, fmt.Errorf("%w: %d results for %d runs of %s: the others are not paired", ErrImport, len(results), next, filepath.Base(mp)))
+	if m.Kind == "eval" && m.RunID != strings.TrimSuffix(filepath.Base(mp), ".json") && results != nil {
+		l.problem(mp, 0, fmt.Errorf("%w: run id %s is not the file's name: its results were looked for by the name", ErrImport, m.RunID))
 	}
-	return records, nil
+	return nil
 }
 
-// results reads results/<run id>.json: nil when there is none (Kensa's judge has not run).
-func (l *loader) results(runID string) ([]fkensa.Result, string, error) {
+// resultReader reads a results file a result at a time, looking one ahead.
+type resultReader struct {
+	f       *os.File
+	s       *fkensa.ResultStream
+	pending *fkensa.Result
+}
+
+// next returns the next result when it is for scenario id (nil otherwise: Kensa recorded none
+// for this run), consuming it.
+func (r *resultReader) next(id string) (*fkensa.Result, error) {
+	if r == nil {
+		return nil, nil
+	}
+	if r.pending == nil {
+		res, err := r.s.Next()
+		if err != nil || res == nil {
+			return nil, err
+		}
+		r.pending = res
+	}
+	if r.pending.ScenarioID != id {
+		return nil, nil
+	}
+	res := r.pending
+	r.pending = nil
+	return res, nil
+}
+
+// rest counts the results left.
+func (r *resultReader) rest() (int, error) {
+	n := 0
+	if r.pending != nil {
+		n++
+	}
+	for {
+		res, err := r.s.Next()
+		if err != nil || res == nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+func (r *resultReader) close() {
+	if r != nil {
+		r.f.Close()
+	}
+}
+
+// results opens results/<run id>.json: nil when there is none (Kensa's judge has not run).
+func (l *loader) results(runID string) (*resultReader, string, error) {
 	rp := filepath.Join(l.root, "results", runID+".json")
-	rd, err := readFile(rp)
+	f, err := os.Open(rp)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, rp, nil
 	case err != nil:
 		return nil, rp, err
 	}
-	results, err := fkensa.ParseResults(rp, rd)
-	return results, rp, err
+	return &resultReader{f: f, s: fkensa.NewResultStream(rp, f)}, rp, nil
 }
 
 func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i int, run fkensa.ScenarioRun) (*Record, error) {
