@@ -59,7 +59,7 @@ func TestStreamRunManifest(t *testing.T) {
 	}
 
 	for name, doc := range map[string]string{
-		"runs before the run id": `{"scenarios": {"s": []}, "run_id": "r1", "timestamp": "t"}`,
+		"runs before the run id":  `{"scenarios": {"s": []}, "run_id": "r1", "timestamp": "t"}`,
 		"a run without exit_code": `{"run_id": "r1", "timestamp": "t", "scenarios": {"s": [{"trace_path": ""}]}}`,
 		"not an object":           `[]`,
 		"cut short":               `{"run_id": "r1", "timestamp": "t", "scenarios": {"s": [{"trace_path": "", "exit_code": 0}`,
