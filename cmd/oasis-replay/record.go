@@ -30,8 +30,11 @@ func recordCommand() *cli.Command {
 			"Redaction: --redact VALUE and --redact-file FILE (one value per line) replace every occurrence\n" +
 			"of each value, in every recorded byte, by [REDACTED:hmac-sha256:<16 hex>] made with the key of\n" +
 			"--redact-key-file FILE or $" + redactKeyEnvVar + " (at least 16 bytes); they need a key.\n" +
-			"Credentials found in the input (a run configuration's token, credentials a provider mints,\n" +
-			"Authorization headers) are always redacted, with the key if there is one, else by [REDACTED].\n\n" +
+			"Credentials found in the input (a run configuration's token, the secrets of the credentials a\n" +
+			"provider mints, Authorization headers) are always redacted, with the key if there is one, else\n" +
+			"by [REDACTED]; identifiers (namespaces, principals, user names, servers) never are. The seal\n" +
+			"checks that redaction changes no verdict: the evidence unredacted is evaluated in memory, and a\n" +
+			"difference is a redaction-changes-verdict finding (the bundle is sealed; exit status 1).\n\n" +
 			groupExitStatus,
 		Subcommands: []*cli.Command{
 			recordOasisctlCommand(),
