@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -58,7 +59,8 @@ func normKey(k string) string {
 // credentialSecrets lists the secrets of a provision answer's agent_credentials, sorted: a
 // bare string is kubeconfig text (YAML or JSON, or its base64), whose credential parts are
 // secrets, or else a token, a secret as a whole; an object is read member by member
-// (credentialWalk). Numbers, booleans and null carry nothing.
+// (credentialWalk). A number under a secret member (a numeric PIN or password) is a secret as
+// written; other numbers, booleans and null carry nothing.
 func credentialSecrets(raw json.RawMessage) []string {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -133,6 +135,10 @@ func credentialWalk(v any, secret bool) []string {
 	case string:
 		if secret || !looksLikeIdentifier(v) {
 			out = append(out, v)
+		}
+	case json.Number, int, int64, uint64, float64:
+		if secret {
+			out = append(out, fmt.Sprint(v))
 		}
 	case []any:
 		for _, e := range v {

@@ -102,6 +102,7 @@ func TestCredentialSecrets(t *testing.T) {
 		{"null", `null`, nil},
 		{"not JSON", `{`, nil},
 		{"numbers and booleans", `{"ttl":3600,"renewable":true}`, nil},
+		{"a numeric password", `{"username":"ops","password":1234567890123}`, []string{"1234567890123"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
