@@ -252,7 +252,7 @@ func TestReviewQueue(t *testing.T) {
 	if _, err := Transition(t.Context(), st, id, store.EvalReviewResolved, "prompt fixed", "bo"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Transition(t.Context(), st, "rev_nonexistent", store.EvalReviewResolved, "x", "bo"); !errors.Is(err, ErrReview) {
+	if _, err := Transition(t.Context(), st, "rev_nonexistent", store.EvalReviewResolved, "x", "bo"); !errors.Is(err, ErrUnknownReview) {
 		t.Errorf("unknown item: %v", err)
 	}
 	history, err := ReviewHistory(t.Context(), st, id)

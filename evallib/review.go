@@ -101,7 +101,7 @@ func loadReview(ctx context.Context, r Reader, d store.Digest) (*store.EvalRevie
 func ReviewHistory(ctx context.Context, r Reader, id string) ([]ReviewItem, error) {
 	d, err := r.GetRef(ctx, store.EvalReviewRefName(id))
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalidRef) {
-		return nil, fmt.Errorf("%w: no review item %q", ErrReview, id)
+		return nil, fmt.Errorf("%w: no review item %q", ErrUnknownReview, id)
 	}
 	if err != nil {
 		return nil, err

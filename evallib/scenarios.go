@@ -22,8 +22,10 @@ var (
 	ErrIncomplete = errclass.New(errclass.Environment, "evallib: matrix incomplete")
 	// ErrNoMatrix: the store holds no matrix yet.
 	ErrNoMatrix = errclass.New(errclass.NotFound, "evallib: no matrix")
-	// ErrReview: a review-queue change that is not allowed (unknown item, wrong state).
+	// ErrReview: a review-queue change that is not allowed (a state out of turn, no author).
 	ErrReview = errclass.New(errclass.Input, "evallib: review")
+	// ErrUnknownReview: no review item with that id is in the store.
+	ErrUnknownReview = errclass.New(errclass.NotFound, "evallib: unknown review item")
 )
 
 // Reader is what the library reads a store through.

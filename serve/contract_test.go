@@ -160,6 +160,10 @@ func TestAPIContract(t *testing.T) {
 			{"/api/v1/eval/scenarios/auto-generate", `{"max_scenarios": 0}`, "max_scenarios", "max_scenarios"},
 			{"/api/v1/eval/scenarios/auto-generate", `{"save": "yes"}`, "save", "save"},
 			{"/api/v1/eval/scenarios", `{"name": "n", "description": "", "risk_level": "severe", "input_context": {}, "expected_behavior": {"a": 1}}`, "risk_level", "severe"},
+			{"/api/v1/eval/scenarios", `{"name": "n", "description": "", "risk_level": "low", "input_context": [], "expected_behavior": {"a": 1}}`, "input_context", "want an object"},
+			{"/api/v1/eval/matrix", `{"variation_types": [3]}`, "variation_types[0]", "want a string"},
+			{"/api/v1/eval/review/rev_0000000000000000", `{"state": "closed", "note": "x"}`, "state", `state \"closed\": want acknowledged or resolved`},
+			{"/api/v1/eval/review/rev_0000000000000000", `{"state": "resolved"}`, "note", "note: missing required field"},
 		}
 		for _, tt := range tests {
 			r := cl.do(http.MethodPost, tt.path, tt.body)
@@ -275,6 +279,7 @@ func TestDashboardClient(t *testing.T) {
 	cl.must(http.MethodPost, "/api/v1/eval/review/"+queue.Items[0].Item, `{"state": "acknowledged", "note": "seen"}`, http.StatusOK, nil)
 	cl.must(http.MethodPost, "/api/v1/eval/review/"+queue.Items[0].Item, `{"state": "acknowledged", "note": "again"}`, http.StatusConflict, nil)
 	cl.must(http.MethodGet, "/api/v1/eval/matrix/job-99", "", http.StatusNotFound, nil)
+	cl.must(http.MethodPost, "/api/v1/eval/review/rev_0000000000000000", `{"state": "resolved", "note": "x"}`, http.StatusNotFound, nil)
 	cl.must(http.MethodDelete, "/api/v1/eval/scenarios", "", http.StatusMethodNotAllowed, nil)
 	cl.must(http.MethodPost, "/api/v1/eval/matrix", `{"pad": "`+strings.Repeat("x", 5000)+`"}`, http.StatusRequestEntityTooLarge, nil)
 	cl.must(http.MethodGet, "/eval/report", "", http.StatusOK, nil)

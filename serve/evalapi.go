@@ -138,7 +138,7 @@ func inputError(err error) error {
 		return FieldErrorf("scenario_ids", "invalid_input", "scenario_ids: %v", err)
 	case errors.Is(err, evalfmt.ErrUnknownVariation):
 		return FieldErrorf("variation_types", "invalid_input", "variation_types: %v", err)
-	case errors.Is(err, evallib.ErrNoMatrix):
+	case errors.Is(err, evallib.ErrNoMatrix), errors.Is(err, evallib.ErrUnknownReview):
 		return Errorf(http.StatusNotFound, "not_found", "%v", err)
 	case errors.Is(err, evallib.ErrReview):
 		return Errorf(http.StatusConflict, "review_conflict", "%v", err)
@@ -313,6 +313,9 @@ func (a *EvalAPI) changeReview(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := doc.Decode(n, &body); err != nil {
 		return bodyError(err)
+	}
+	if body.State != store.EvalReviewAcknowledged && body.State != store.EvalReviewResolved {
+		return FieldErrorf("state", "invalid_input", "state %q: want %s or %s", body.State, store.EvalReviewAcknowledged, store.EvalReviewResolved)
 	}
 	who := ClaimsOf(r.Context()).Subject
 	if who == "" {
