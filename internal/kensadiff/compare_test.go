@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,8 +80,10 @@ func runBatch(t *testing.T, k *kensaTool, batch []*kensagen.Scenario) []runOutco
 	kr := k.run(t, dir)
 	imported, problems, importErr := importKensa(dir)
 	var out []runOutcome
-	liveStats := statsOf(live)
-	importStats := statsOf(imported)
+	liveStats, liveFlags := statsOf(live)
+	importStats, importFlags := statsOf(imported)
+	flagDiffs := map[string]map[string][]diff{"run": compareFlags("run", kr.flags, liveFlags),
+		"import": compareFlags("import", kr.flags, importFlags)}
 	for _, s := range batch {
 		claimed := kr.results[s.ID]
 		first := len(out)
@@ -104,6 +107,12 @@ func runBatch(t *testing.T, k *kensaTool, batch []*kensagen.Scenario) []runOutco
 					o.audit = ekensa.Outcome(ekensa.Compare(d.result, claimed[i]))
 				}
 			}
+			for _, side := range []string{"run", "import"} {
+				if id := traceOf(live[s.ID], imported[s.ID], i); id != "" {
+					o.diffs = append(o.diffs, flagDiffs[side][id]...)
+					delete(flagDiffs[side], id)
+				}
+			}
 			out = append(out, o)
 		}
 		// A scenario's statistics are compared where its runs agree: a difference in a run
@@ -117,7 +126,29 @@ func runBatch(t *testing.T, k *kensaTool, batch []*kensagen.Scenario) []runOutco
 			}
 		}
 	}
+	for _, side := range []string{"run", "import"} {
+		for id, ds := range flagDiffs[side] {
+			// A flag of a trace no run of either side has (Kensa's traces of runs oasis-replay
+			// made no trace of): the first run stands for the project.
+			if len(out) > 0 {
+				for _, d := range ds {
+					d.field = "flag of trace " + id
+					out[0].diffs = append(out[0].diffs, d)
+				}
+			}
+		}
+	}
 	return out
+}
+
+// traceOf is the trace id of run i, as either side read it.
+func traceOf(live, imported []derived, i int) string {
+	for _, ds := range [][]derived{imported, live} {
+		if i < len(ds) && ds[i].traceID != "" {
+			return ds[i].traceID
+		}
+	}
+	return ""
 }
 
 func sideAgrees(runs []runOutcome, side string) bool {
@@ -211,9 +242,12 @@ func statusOf(v pyvalue.Value) string {
 	return str
 }
 
-// statsOf is kensa stats' report over derived runs, by scenario.
-func statsOf(runs map[string][]derived) map[string]*kensastats.Scenario {
+// statsOf is kensa stats' report over derived runs, by scenario, and its flags as
+// "trace-id flag: detail" lines (kensa stats flags runs; Kensa's analyzer flags traces, and
+// each generated run is one trace).
+func statsOf(runs map[string][]derived) (map[string]*kensastats.Scenario, []string) {
 	var all []kensastats.Run
+	traceOf := map[store.Digest]string{}
 	for sid, ds := range runs {
 		for i, d := range ds {
 			if d.err != nil {
@@ -221,7 +255,8 @@ func statsOf(runs map[string][]derived) map[string]*kensastats.Scenario {
 			}
 			r := d.result
 			run := kensastats.Run{Bundle: store.Digest(sha256.Sum256(fmt.Appendf(nil, "%s/%d", sid, i))), Scenario: r.ScenarioID,
-				Case: r.Case, RunID: "kensadiff", Status: r.Status, Checks: r.CheckResults, Reproduced: true}
+				Case: r.Case, RunID: "kensadiff", Status: r.Status, Checks: r.CheckResults, Reproduced: true, Observed: d.observed}
+			traceOf[run.Bundle] = d.traceID
 			if r.Trace != nil {
 				run.HasTrace, run.Cost, run.Duration = true, r.Trace.CostUSD, r.Trace.DurationSeconds
 			}
@@ -229,8 +264,32 @@ func statsOf(runs map[string][]derived) map[string]*kensastats.Scenario {
 		}
 	}
 	out := map[string]*kensastats.Scenario{}
+	var flags []string
 	for _, s := range kensastats.Compute(all, nil).Scenarios {
 		out[s.ID] = s
+		for _, f := range s.Flags {
+			flags = append(flags, fmt.Sprintf("%s %s: %s", traceOf[f.Bundle], f.Flag, f.Detail))
+		}
+	}
+	slices.Sort(flags)
+	return out, flags
+}
+
+// compareFlags compares Kensa's analyzer's flags with kensa stats', each flag seen on one side
+// only a difference of the run whose trace it names.
+func compareFlags(side string, kensa, ours []string) map[string][]diff {
+	out := map[string][]diff{}
+	for _, f := range kensa {
+		if !slices.Contains(ours, f) {
+			id, _, _ := strings.Cut(f, " ")
+			out[id] = append(out[id], diff{side: "flags-" + side, field: "flag", kensa: f, ours: "(none)"})
+		}
+	}
+	for _, f := range ours {
+		if !slices.Contains(kensa, f) {
+			id, _, _ := strings.Cut(f, " ")
+			out[id] = append(out[id], diff{side: "flags-" + side, field: "flag", kensa: "(none)", ours: f})
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,8 @@ type kensaRuns struct {
 	order    []string
 	stats    map[string]kensaAggregate
 	manifest string
+	// flags are kensa analyze's flagged traces, as "trace-id flag: detail" lines.
+	flags []string
 }
 
 // kensaAggregate is aggregate.AggregatedResult without the per-run results.
@@ -163,6 +166,26 @@ func (k *kensaTool) run(t *testing.T, dir string) *kensaRuns {
 	for _, a := range aggs {
 		kr.stats[a.ScenarioID] = a
 	}
+	cmd = exec.Command(k.script, "analyze", "--format", "json")
+	cmd.Dir, cmd.Env = dir, kensaEnv()
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("real-kensa analyze: %v", err)
+	}
+	var analysis struct {
+		Flagged []struct {
+			TraceID string `json:"trace_id"`
+			Flag    string `json:"flag"`
+			Detail  string `json:"detail"`
+		} `json:"flagged_traces"`
+	}
+	if err := json.Unmarshal(out, &analysis); err != nil {
+		t.Fatalf("real-kensa analyze: %v\n%s", err, tail(out))
+	}
+	for _, f := range analysis.Flagged {
+		kr.flags = append(kr.flags, fmt.Sprintf("%s %s: %s", f.TraceID, f.Flag, f.Detail))
+	}
+	slices.Sort(kr.flags)
 	return kr
 }
 

@@ -17,6 +17,9 @@ import (
 type derived struct {
 	result *ekensa.Result
 	err    error
+	// observed is what kensa stats' flags read of the run; traceID its spans' trace id.
+	observed ekensa.Observed
+	traceID  string
 }
 
 // runWithRecorder is kensa run: every scenario file planned and executed by the recorder with
@@ -84,7 +87,11 @@ func evaluate(rec *rkensa.Record) derived {
 	if err != nil {
 		return derived{err: fmt.Errorf("evidence: %w", err)}
 	}
-	return derived{result: ekensa.Evaluate(ev)}
+	d := derived{result: ekensa.Evaluate(ev), observed: ekensa.Observe(ev)}
+	if len(ev.Spans) > 0 {
+		d.traceID = ev.Spans[0].TraceID
+	}
+	return d
 }
 
 // importKensa is kensa import and replay: the .kensa directory Kensa wrote, read as kensa

@@ -96,11 +96,14 @@ type gen struct {
 	// dictRows is set when a dataset row's input is a mapping: "{{q}}" would then make a
 	// check's value a dict, on which Kensa's output_contains raises and stops kensa judge.
 	dictRows bool
+	// seed, traces and traceID make each run's trace id: the seed and a counter.
+	seed, traces uint64
+	traceID      string
 }
 
 // Generate makes the scenario of seed.
 func Generate(seed uint64, cfg Config) *Scenario {
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b656e7361)), cfg: cfg, features: map[string]bool{}}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6b656e7361)), cfg: cfg, features: map[string]bool{}, seed: seed}
 	return g.scenario(seed)
 }
 
