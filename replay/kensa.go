@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/oasis-replay/oasis-replay/attest"
@@ -177,9 +178,19 @@ const kensaBatch = 32
 // digest order that failed, so that neither the results nor the error depend on the order of
 // loading or of the workers.
 func EachKensa[T any](ctx context.Context, s store.Store, want func(*store.KensaRun) bool, fn func(b *KensaBundle) (T, error)) ([]T, error) {
+	return EachKensaWhere(ctx, s, nil, want, fn)
+}
+
+// EachKensaWhere is EachKensa over the sealed bundles whose digest keep accepts (every one when
+// keep is nil), decided before anything is read: a shard of the runs (kensa replay --shard)
+// reads only its own.
+func EachKensaWhere[T any](ctx context.Context, s store.Store, keep func(store.Digest) bool, want func(*store.KensaRun) bool, fn func(b *KensaBundle) (T, error)) ([]T, error) {
 	bundles, err := store.SealedBundles(ctx, s)
 	if err != nil {
 		return nil, err
+	}
+	if keep != nil {
+		bundles = slices.DeleteFunc(bundles, func(d store.Digest) bool { return !keep(d) })
 	}
 	order, err := readOrder(ctx, s, bundles)
 	if err != nil {

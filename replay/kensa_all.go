@@ -27,11 +27,17 @@ type KensaReplayed struct {
 // sealed in s (of the scenarios named, or all), in digest order, loading and evaluating runs
 // concurrently (EachKensa).
 func ReplayAllKensa(ctx context.Context, s store.Store, scenarios []string, receipts bool) ([]KensaReplayed, error) {
+	return ReplayKensaWhere(ctx, s, nil, scenarios, receipts)
+}
+
+// ReplayKensaWhere is ReplayAllKensa over the runs whose bundle digest keep accepts (all when
+// keep is nil): one shard of them (internal/shard).
+func ReplayKensaWhere(ctx context.Context, s store.Store, keep func(store.Digest) bool, scenarios []string, receipts bool) ([]KensaReplayed, error) {
 	var want func(*store.KensaRun) bool
 	if len(scenarios) > 0 {
 		want = func(m *store.KensaRun) bool { return slices.Contains(scenarios, m.Scenario) }
 	}
-	all, err := EachKensa(ctx, s, want, func(b *KensaBundle) (*KensaReplayed, error) {
+	all, err := EachKensaWhere(ctx, s, keep, want, func(b *KensaBundle) (*KensaReplayed, error) {
 		evaluate := b.Verdict
 		if receipts {
 			evaluate = b.Evaluate

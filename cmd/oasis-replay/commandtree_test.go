@@ -106,7 +106,7 @@ func TestEveryCommandNamesItsArguments(t *testing.T) {
 			}
 		}
 		if n.min > 0 {
-			want := name + ": missing " + strings.Fields(c.ArgsUsage)[0] + " (usage: " + wantUsage(t, path, c) + ")"
+			want := name + ": missing " + strings.Join(strings.Fields(c.ArgsUsage)[:n.min], " ") + " (usage: " + wantUsage(t, path, c) + ")"
 			if status, _, stderr := runArgs(args...); status != exitError || !strings.Contains(stderr, want) {
 				t.Errorf("%s without arguments: exit %d, %s; want %q", name, status, stderr, want)
 			}

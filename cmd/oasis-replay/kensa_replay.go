@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/shard"
 	"github.com/oasis-replay/oasis-replay/replay"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -21,11 +22,17 @@ func kensaReplayCommand() *cli.Command {
 			"concurrently, and listed in digest order: bundle, scenario (and dataset row), status, verdict.\n\n" +
 			"--json prints {\"runs\": [{\"bundle\", \"scenario\", \"case\", \"run_id\", \"status\", \"verdict\",\n" +
 			"\"receipt\"}, …]}.\n\n" +
+			"--shard I/N replays only the runs whose bundle digest falls in shard I of N (its first 8\n" +
+			"bytes, big-endian, modulo N): N processes with I = 0…N-1 replay every run once, and the\n" +
+			"union of their lines, in digest order, is the unsharded output. --shards N takes I from\n" +
+			"JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it.\n\n" +
 			"Exit status: 0 every verdict was derived (whatever it is); 1 the store's content does not match\n" +
 			"its digests; 2 bad usage or unreadable evidence.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the runs as JSON"},
 			&cli.BoolFlag{Name: "no-store", Usage: "do not store verdicts and receipts (the store is opened read-only)"},
+			&cli.StringFlag{Name: "shard", Usage: "replay only shard `I/N` of the runs (0 ≤ I < N), partitioned by bundle digest"},
+			&cli.IntFlag{Name: "shards", Usage: "replay shard $JOB_COMPLETION_INDEX of `N` (a Kubernetes Indexed Job's pods)"},
 		},
 		Action: runKensaReplay,
 	}
@@ -33,8 +40,16 @@ func kensaReplayCommand() *cli.Command {
 
 func runKensaReplay(c *cli.Context) error {
 	noStore := c.Bool("no-store")
+	sh, err := shardFlags(c)
+	if err != nil {
+		return err
+	}
 	return withStore(c, accessFor(noStore), func(s store.Store) error {
-		runs, err := replay.ReplayAllKensa(c.Context, s, c.Args().Slice(), !noStore || c.Bool("json"))
+		var keep func(store.Digest) bool
+		if !sh.Whole() {
+			keep = func(d store.Digest) bool { return sh.Has(d[:]) }
+		}
+		runs, err := replay.ReplayKensaWhere(c.Context, s, keep, c.Args().Slice(), !noStore || c.Bool("json"))
 		if err != nil {
 			return err
 		}
@@ -67,4 +82,25 @@ func runKensaReplay(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%d runs replayed; verdicts and receipts %s\n", len(runs), stored)
 		return nil
 	})
+}
+
+// shardFlags reads --shard I/N, or --shards N with JOB_COMPLETION_INDEX; neither is the whole.
+func shardFlags(c *cli.Context) (shard.Shard, error) {
+	switch {
+	case c.IsSet("shard") && c.IsSet("shards"):
+		return shard.Shard{}, usageErrorf(c, "--shard and --shards do not go together")
+	case c.IsSet("shard"):
+		sh, err := shard.Parse(c.String("shard"))
+		if err != nil {
+			return shard.Shard{}, usageErrorf(c, "--shard: %v", err)
+		}
+		return sh, nil
+	case c.IsSet("shards"):
+		sh, err := shard.FromEnv(c.Int("shards"))
+		if err != nil {
+			return shard.Shard{}, usageErrorf(c, "--shards: %v", err)
+		}
+		return sh, nil
+	}
+	return shard.Shard{}, nil
 }
