@@ -65,10 +65,19 @@ func writeKensaScenario(p *textout.Writer, sc *kensastats.Scenario) {
 	p.Line("   %-14s %d runs, pass rate %s (95%% %s–%s), %s, variance from %s", sc.ID, sc.Runs, sc.PassRate,
 		sc.Wilson95[0], sc.Wilson95[1], flaky, orNone(sc.VarianceSource))
 	if d := sc.Divergence; d != nil {
-		p.Line("   %-14s first difference of a passing and a failing run: %s at call %d", "", strings.ReplaceAll(d.Kind, "_", " "), d.Index)
+		p.Line("   %-14s first difference of a passing and a failing run: call %d, %s", "", d.Index, divergenceKinds[d.Kind])
 		p.Line("   %-14s   failing %s", "", d.FailingSide)
 		p.Line("   %-14s   passing %s", "", d.PassingSide)
 	}
+}
+
+// divergenceKinds say the kinds of kensastats.Divergence in words.
+var divergenceKinds = map[string]string{
+	"tool_call":  "another tool",
+	"argument":   "the same tool with other arguments",
+	"extra_call": "a call only one of them made",
+	"output":     "the same calls, another output",
+	"none":       "none in what the checks read",
 }
 
 func orNone(s string) string {
