@@ -129,6 +129,7 @@ func TestRemotePushPullReplay(t *testing.T) {
 			if !strings.Contains(out, "1 receipts, 1 signed") {
 				t.Errorf("first push: %s", out)
 			}
+			checkMatrixPush(t, src, srv.open(t))
 			mustRun(t, "--store", src, "bundle", "push", "origin", "--all")
 			out = mustRun(t, "--store", src, "bundle", "push", "origin", "--all")
 			if !strings.Contains(out, ": 0 of ") || !strings.Contains(out, " and 0 of ") {
@@ -357,4 +358,42 @@ func checkPull(t *testing.T, b remote.Backend, bundle, want string) {
 		t.Fatalf("verdict %s, want %s", got, want)
 	}
 	os.RemoveAll(dir)
+}
+
+// checkMatrixPush: pushing an Eval Library matrix alone pushes its run bundles first, each
+// named on the remote as a bundle of its own.
+func checkMatrixPush(t *testing.T, dir string, b remote.Backend) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := badgerstore.Open(dir, badgerstore.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	refs, err := s.ListRefs(ctx, store.RefBundlePrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var matrix store.Digest
+	for _, r := range refs {
+		m, err := store.LoadBundleManifest(ctx, s, r.Digest)
+		if err == nil && store.HoldsBundles(m.ObjectKind()) {
+			matrix = r.Digest
+		}
+	}
+	if matrix.IsZero() {
+		t.Fatal("the demo store holds no matrix")
+	}
+	rep, err := remote.Push(ctx, s, b, []store.Digest{matrix}, remote.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Bundles) < 2 || rep.Bundles[len(rep.Bundles)-1].Bundle != matrix {
+		t.Fatalf("pushing the matrix pushed %d bundles, the matrix last: %+v", len(rep.Bundles), rep.Bundles)
+	}
+	for _, p := range rep.Bundles {
+		if got, err := remote.Resolve(ctx, b, p.Bundle.String()); err != nil || got.Digest != p.Wrapper {
+			t.Errorf("run bundle %s on the remote: %s, %v", p.Bundle, got.Digest, err)
+		}
+	}
 }
