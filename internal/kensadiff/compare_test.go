@@ -324,5 +324,3 @@ func compareStats(k kensaAggregate, s *kensastats.Scenario, side string) []diff 
 	add("high_variance", k.HighVariance, s.KensaFlaky)
 	return out
 }
-
-var _ = testing.T{}

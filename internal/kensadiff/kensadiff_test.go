@@ -243,11 +243,16 @@ func report(t *testing.T, scenarios []*kensagen.Scenario, all []runOutcome) {
 	t.Errorf("%d of %d runs disagree with Kensa; rerun one with -kensadiff.seeds=N -kensadiff.all", len(all)-agree, len(all))
 }
 
+// seedRange is the lowest and the highest seed run.
 func seedRange(scenarios []*kensagen.Scenario) string {
 	if len(scenarios) == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%d…%d", scenarios[0].Seed, scenarios[len(scenarios)-1].Seed)
+	lo, hi := scenarios[0].Seed, scenarios[0].Seed
+	for _, s := range scenarios {
+		lo, hi = min(lo, s.Seed), max(hi, s.Seed)
+	}
+	return fmt.Sprintf("%d…%d", lo, hi)
 }
 
 func joinSeeds(seeds []uint64) string {

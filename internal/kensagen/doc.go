@@ -16,7 +16,9 @@
 // OpenInference attributes flat and nested (translate._get walks nested dicts), GenAI
 // attributes (which Kensa keeps as metadata only), output as messages, as a plain value, as an
 // Anthropic or OpenAI response; tool calls as TOOL spans (parameters as JSON text, as an
-// object, not JSON) and embedded in LLM spans; missing kinds, ids and status.
+// object, not JSON) and embedded in LLM spans; missing kinds, span ids, names and status. The
+// spans of one run share a trace id of their own, so that Kensa's analyzer, which groups spans
+// by trace id, sees one trace a run.
 //
 // # Agent
 //
