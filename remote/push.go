@@ -194,6 +194,26 @@ func (p *pusher) pushBundle(ctx context.Context, d store.Digest) (store.Digest, 
 		rc, _, err := p.s.OpenBlob(ctx, d.Digest)
 		return rc, err
 	}
+	refs, err := p.referrers(ctx, d, wd)
+	if err != nil {
+		return store.Digest{}, err
+	}
+	listed, err := p.listed(ctx, wd, refs)
+	if err != nil {
+		return store.Digest{}, err
+	}
+	if len(refs) > 0 && allListed(refs, listed) {
+		// Referrers are written after the wrapper and its names and name the wrapper, which
+		// names the bundle's tags (in index.json): the bundle is all there. A second push of a
+		// bundle with receipts costs one request here.
+		p.manifests.Add(int64(1 + len(refs)))
+		p.blobs.Add(int64(len(blobs)))
+		for _, r := range refs {
+			p.count(r)
+			p.blobs.Add(int64(len(r.blobs)))
+		}
+		return wd.Digest, nil
+	}
 	if err := p.putWrapper(ctx, BundleName(d), wd, wb, blobs, open); err != nil {
 		return store.Digest{}, err
 	}
@@ -202,13 +222,14 @@ func (p *pusher) pushBundle(ctx context.Context, d store.Digest) (store.Digest, 
 			return store.Digest{}, err
 		}
 	}
-	for _, r := range p.receipts[d] {
-		if err := p.pushReceipt(ctx, d, wd, r); err != nil {
-			return store.Digest{}, err
+	for _, r := range refs {
+		p.count(r)
+		if listed[r.desc.Digest] {
+			p.manifests.Add(1)
+			p.blobs.Add(int64(len(r.blobs)))
+			continue
 		}
-	}
-	for _, env := range p.signed[d] {
-		if err := p.pushSigned(ctx, d, wd, env); err != nil {
+		if err := p.pushReferrer(ctx, r); err != nil {
 			return store.Digest{}, err
 		}
 	}
@@ -323,50 +344,122 @@ func (p *pusher) setName(ctx context.Context, name string, wd store.Descriptor, 
 	return p.b.SetName(ctx, name, wd, wb)
 }
 
-// pushReceipt attaches a receipt and its verdict to the wrapper as a referrer.
-func (p *pusher) pushReceipt(ctx context.Context, bundle store.Digest, subject store.Descriptor, r store.Digest) error {
+// referrer is a referrer manifest to push: its bytes and descriptor, the blobs it names and
+// their contents (all small: receipts, verdicts, envelopes).
+type referrer struct {
+	desc     store.Descriptor
+	manifest []byte
+	blobs    []store.Descriptor
+	contents map[store.Digest][]byte
+	signed   bool
+}
+
+func (r *referrer) open(d store.Descriptor) (io.ReadCloser, error) {
+	return io.NopCloser(bytes.NewReader(r.contents[d.Digest])), nil
+}
+
+// referrers plans the referrers of a bundle's wrapper: its receipts (each with its verdict)
+// and the signed receipts given, in that order.
+func (p *pusher) referrers(ctx context.Context, bundle store.Digest, subject store.Descriptor) ([]*referrer, error) {
+	var out []*referrer
+	for _, r := range p.receipts[bundle] {
+		ref, err := p.receiptReferrer(ctx, bundle, subject, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ref)
+	}
+	for _, env := range p.signed[bundle] {
+		layer := store.Descriptor{MediaType: ArtifactTypeDSSE, Digest: store.Sum(env), Size: int64(len(env))}
+		mb, md, err := referrerOf(ArtifactTypeDSSE, bundle, subject, []store.Descriptor{layer})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &referrer{desc: md, manifest: mb, signed: true,
+			blobs:    []store.Descriptor{emptyDescriptor(), layer},
+			contents: map[store.Digest][]byte{store.Sum(emptyConfig): emptyConfig, layer.Digest: env}})
+	}
+	return out, nil
+}
+
+// receiptReferrer plans the referrer of a receipt: the receipt and its verdict as layers.
+func (p *pusher) receiptReferrer(ctx context.Context, bundle store.Digest, subject store.Descriptor, r store.Digest) (*referrer, error) {
 	rb, err := p.s.GetObject(ctx, r)
 	if err != nil {
-		return fmt.Errorf("receipt %s: %w", r, err)
+		return nil, fmt.Errorf("receipt %s: %w", r, err)
 	}
 	rc, err := store.DecodeReceipt(rb)
 	if err != nil {
-		return fmt.Errorf("receipt %s: %w", r, err)
+		return nil, fmt.Errorf("receipt %s: %w", r, err)
 	}
 	vb, err := p.s.GetObject(ctx, rc.Verdict)
 	if err != nil {
-		return fmt.Errorf("verdict %s of receipt %s: %w", rc.Verdict, r, err)
+		return nil, fmt.Errorf("verdict %s of receipt %s: %w", rc.Verdict, r, err)
 	}
-	contents := map[store.Digest][]byte{store.Sum(emptyConfig): emptyConfig, r: rb, rc.Verdict: vb}
 	layers := []store.Descriptor{
 		{MediaType: store.MediaTypeReceipt, Digest: r, Size: int64(len(rb))},
 		{MediaType: store.MediaTypeVerdict, Digest: rc.Verdict, Size: int64(len(vb))},
 	}
 	mb, md, err := referrerOf(ArtifactTypeReceipt, bundle, subject, layers)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p.receiptCount.Add(1)
-	blobs := append([]store.Descriptor{emptyDescriptor()}, layers...)
-	return p.putManifest(ctx, md, mb, blobs, func(d store.Descriptor) (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(contents[d.Digest])), nil
-	})
+	return &referrer{desc: md, manifest: mb, blobs: append([]store.Descriptor{emptyDescriptor()}, layers...),
+		contents: map[store.Digest][]byte{store.Sum(emptyConfig): emptyConfig, r: rb, rc.Verdict: vb}}, nil
 }
 
-// pushSigned attaches a signed receipt (a DSSE envelope) to the wrapper as a referrer.
-func (p *pusher) pushSigned(ctx context.Context, bundle store.Digest, subject store.Descriptor, env []byte) error {
-	layer := store.Descriptor{MediaType: ArtifactTypeDSSE, Digest: store.Sum(env), Size: int64(len(env))}
-	mb, md, err := referrerOf(ArtifactTypeDSSE, bundle, subject, []store.Descriptor{layer})
+func allListed(refs []*referrer, listed map[store.Digest]bool) bool {
+	for _, r := range refs {
+		if !listed[r.desc.Digest] {
+			return false
+		}
+	}
+	return true
+}
+
+// count adds a referrer to the report.
+func (p *pusher) count(r *referrer) {
+	if r.signed {
+		p.signedCount.Add(1)
+	} else {
+		p.receiptCount.Add(1)
+	}
+}
+
+// listed returns which of the referrers planned the remote lists as referrers of the wrapper.
+// A referrer counts as pushed only once it is listed: its manifest alone may have been stored
+// by a push stopped before the referrers index (tag schema) or entry (S3) was written.
+func (p *pusher) listed(ctx context.Context, wd store.Descriptor, refs []*referrer) (map[store.Digest]bool, error) {
+	out := map[store.Digest]bool{}
+	if len(refs) == 0 {
+		return out, nil
+	}
+	got, err := p.b.Referrers(ctx, wd)
 	if err != nil {
+		return nil, err
+	}
+	for _, r := range got {
+		out[r.Digest] = true
+	}
+	return out, nil
+}
+
+// pushReferrer uploads a referrer's blobs the remote lacks, then its manifest, which indexes
+// it under its subject (stored again if a stopped push left it unindexed).
+func (p *pusher) pushReferrer(ctx context.Context, r *referrer) error {
+	p.manifests.Add(1)
+	p.blobs.Add(int64(len(r.blobs)))
+	for _, bd := range r.blobs {
+		if err := p.ensureBlob(ctx, bd, r.open); err != nil {
+			return err
+		}
+	}
+	if err := p.b.PutManifest(ctx, r.desc, r.manifest); err != nil {
 		return err
 	}
-	p.signedCount.Add(1)
-	return p.putManifest(ctx, md, mb, []store.Descriptor{emptyDescriptor(), layer}, func(d store.Descriptor) (io.ReadCloser, error) {
-		if d.Digest == layer.Digest {
-			return io.NopCloser(bytes.NewReader(env)), nil
-		}
-		return io.NopCloser(bytes.NewReader(emptyConfig)), nil
-	})
+	p.manifestsUp.Add(1)
+	p.bytesUp.Add(r.desc.Size)
+	return nil
 }
 
 func emptyDescriptor() store.Descriptor {

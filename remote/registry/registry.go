@@ -17,6 +17,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	oremote "github.com/oasis-replay/oasis-replay/remote"
@@ -198,6 +199,10 @@ func (r *Registry) Referrers(ctx context.Context, d store.Descriptor) ([]oremote
 		}
 		return nil
 	})
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound || errors.Is(err, errdef.ErrNotFound) {
+		return nil, nil // a repository that does not exist yet has no referrers
+	}
 	if err != nil {
 		return nil, r.wrap(err, "referrers of "+d.Digest.String())
 	}
