@@ -106,8 +106,9 @@ func SealAll(ctx context.Context, s Writer, records []*Record, version string, t
 	ms := make([]store.Manifest, len(records))
 	last := map[string]int{}
 	var order []string
+	trees := map[*Definition]store.Digest{} // runs of one scenario share its definition tree
 	for i, r := range records {
-		m, err := prepare(ctx, s, r, version)
+		m, err := prepare(ctx, s, r, version, trees)
 		if err != nil {
 			return nil, err
 		}
@@ -137,9 +138,10 @@ func SealAll(ctx context.Context, s Writer, records []*Record, version string, t
 	return store.SealAll(ctx, s, ms, extra)
 }
 
-// prepare writes r's evidence (blobs, then objects) and returns the manifest to seal.
-func prepare(ctx context.Context, s Writer, r *Record, version string) (*store.KensaRun, error) {
-	w := &writer{ctx: ctx, s: s}
+// prepare writes r's evidence (blobs, then objects) and returns the manifest to seal. trees
+// holds the definition trees already stored by this sealing, by definition.
+func prepare(ctx context.Context, s Writer, r *Record, version string, trees map[*Definition]store.Digest) (*store.KensaRun, error) {
+	w := &writer{ctx: ctx, s: s, trees: trees}
 	ev := w.evidence(r)
 	m := &store.KensaRun{
 		Recorder:       store.RecorderInfo{Name: "oasis-replay", Version: version, Source: store.SourceKensaImport},
@@ -199,6 +201,8 @@ type writer struct {
 	ctx context.Context
 	s   store.Store
 	err error
+	// trees caches the digests of definition trees stored (nil: none).
+	trees map[*Definition]store.Digest
 }
 
 func (w *writer) blob(b []byte, mediaType string) store.Descriptor {
@@ -245,6 +249,17 @@ func (w *writer) object(obj store.Object) *store.Descriptor {
 }
 
 func (w *writer) tree(def *Definition) store.Digest {
+	if d, ok := w.trees[def]; ok {
+		return d
+	}
+	d := w.storeTree(def)
+	if w.trees != nil && w.err == nil {
+		w.trees[def] = d
+	}
+	return d
+}
+
+func (w *writer) storeTree(def *Definition) store.Digest {
 	t := &store.ProfileTree{ProfileID: def.Scenario.ID, Version: DefinitionVersion}
 	for _, path := range slices.Sorted(maps.Keys(def.Files)) {
 		t.Entries = append(t.Entries, store.TreeEntry{Path: path, Blob: w.blob(def.Files[path], mediaTypeOf(path))})
