@@ -21,7 +21,8 @@ type gen struct {
 	names  []string
 	open   int
 	lits   []rune
-	depth  int
+	// maxDepth is how deeply this pattern's groups may nest (1 to 3).
+	maxDepth int
 }
 
 // alphabet is what literals and subjects are drawn from: ASCII, and characters whose case
@@ -30,7 +31,9 @@ type gen struct {
 var alphabet = []rune("가각aAbBcCxyzZ019_-. \n\tİiIıßẞςσΣſsSkKKµμΜǅǆǄﬅﬆΐéÉŉǰ٣٤१日本語Ωω\u00a0\u2028\u3000\x1c!@{}#\U00010400\U00010428ⅰⅠ\u0345ι\u1fbe")
 
 func newGen(seed uint64) *gen {
-	return &gen{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+	g.maxDepth = 1 + g.r.IntN(3)
+	return g
 }
 
 func (g *gen) pick(options ...string) string { return options[g.r.IntN(len(options))] }
@@ -128,7 +131,7 @@ func (g *gen) literal() string {
 
 // atom writes one atom; repeatable is false for what Python refuses to repeat (anchors).
 func (g *gen) atom(depth int) (string, bool) {
-	if depth > 1 || g.chance(0.35) {
+	if depth >= g.maxDepth || g.chance(0.35) {
 		return g.literal(), true
 	}
 	switch g.r.IntN(20) {
@@ -301,7 +304,7 @@ func (g *gen) escape() string {
 // pattern's literals so that matches are frequent.
 func (g *gen) subject() string {
 	var b strings.Builder
-	n := g.r.IntN(13)
+	n := g.r.IntN(13) // longer subjects would let Python backtrack for hours on nested repeats
 	for range n {
 		if len(g.lits) > 0 && g.chance(0.6) {
 			b.WriteRune(g.lits[g.r.IntN(len(g.lits))])
