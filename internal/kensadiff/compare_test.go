@@ -34,6 +34,9 @@ type diff struct {
 	// notReDerivable is why the evaluator says it cannot evaluate this as Kensa would (an
 	// audit's not-re-derivable finding, not a mismatch); "" for a mismatch.
 	notReDerivable string
+	// known names a difference the default budget tolerates (knownRatio); -kensadiff.all
+	// counts it as any other.
+	known string
 }
 
 func (d diff) String() string {
@@ -276,23 +279,42 @@ func statsOf(runs map[string][]derived) (map[string]*kensastats.Scenario, []stri
 }
 
 // compareFlags compares Kensa's analyzer's flags with kensa stats', each flag seen on one side
-// only a difference of the run whose trace it names.
+// only a difference of the run whose trace it names. A latency_outlier both sides raise for
+// the same trace and duration, with another ratio, is the known difference knownRatio.
 func compareFlags(side string, kensa, ours []string) map[string][]diff {
 	out := map[string][]diff{}
+	paired := map[string]bool{}
 	for _, f := range kensa {
-		if !slices.Contains(ours, f) {
-			id, _, _ := strings.Cut(f, " ")
-			out[id] = append(out[id], diff{side: "flags-" + side, field: "flag", kensa: f, ours: "(none)"})
+		if slices.Contains(ours, f) {
+			continue
 		}
+		id, _, _ := strings.Cut(f, " ")
+		d := diff{side: "flags-" + side, field: "flag", kensa: f, ours: "(none)"}
+		if head, _, ok := strings.Cut(f, "s, "); ok && strings.Contains(f, " latency_outlier: ") {
+			for _, o := range ours {
+				if !paired[o] && !slices.Contains(kensa, o) && strings.HasPrefix(o, head+"s, ") {
+					d.ours, d.field, d.known = o, "flag ratio", knownRatio
+					paired[o] = true
+					break
+				}
+			}
+		}
+		out[id] = append(out[id], d)
 	}
 	for _, f := range ours {
-		if !slices.Contains(kensa, f) {
+		if !slices.Contains(kensa, f) && !paired[f] {
 			id, _, _ := strings.Cut(f, " ")
 			out[id] = append(out[id], diff{side: "flags-" + side, field: "flag", kensa: "(none)", ours: f})
 		}
 	}
 	return out
 }
+
+// knownRatio is a difference the default budget tolerates, by name: kensa stats takes the
+// median latency over the trace summaries' durations, rounded to 0.01 s (kensastats.analyze),
+// Kensa's analyzer over the exact durations (analyzer.analyze_traces), so the ratio printed
+// with a latency_outlier can differ in its last digit.
+const knownRatio = "latency_outlier ratio: kensa stats' median is of durations rounded to 0.01 s (Kensa's analyzer: exact)"
 
 // compareStats compares Kensa's aggregate of a scenario with kensa stats'.
 func compareStats(k kensaAggregate, s *kensastats.Scenario, side string) []diff {
