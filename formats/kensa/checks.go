@@ -135,6 +135,9 @@ func ParamWarnings(checkType string, params pyvalue.Value, hasDataset bool) []st
 			out = append(out, fmt.Sprintf("unknown param %q, ignored as Kensa ignores it (%s takes %s)", name, checkType, paramNames(specs)))
 			return
 		}
+		if specs[name].kind == paramBool && v.Kind() != pyvalue.KindBool {
+			out = append(out, fmt.Sprintf("param %q is %s %s, not true or false: Kensa reads it by Python's truth (%v)", name, v.TypeName(), pyvalue.Repr(v), pyvalue.Truthy(v)))
+		}
 		if s, ok := v.AsStr(); ok && !hasDataset && strings.Contains(s, "{{") {
 			out = append(out, fmt.Sprintf("param %q: placeholder %s but the scenario has no dataset: Kensa takes it as it is", name, pyvalue.StrRepr(s)))
 		}
@@ -205,9 +208,8 @@ func paramType(name string, spec paramSpec, v pyvalue.Value, hasDataset bool) er
 			return bad("a string")
 		}
 	case paramBool:
-		if _, ok := v.AsBool(); !ok {
-			return bad("true or false")
-		}
+		// Kensa reads it by Python's truth (checks.check_output_contains: `if
+		// case_sensitive`), whatever its type (ParamWarnings says so).
 	case paramNumber, paramInt:
 		f, ok := v.AsNumber()
 		if !ok {

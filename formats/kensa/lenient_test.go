@@ -26,6 +26,7 @@ func TestParseScenarioLenient(t *testing.T) {
 		{"max_turns without params", "checks:\n  - type: max_turns\n", `missing param "max": Kensa's default applies (no limit)`},
 		{"max_cost without params", "checks:\n  - type: max_cost\n    params: {}\n", `missing param "max_usd": Kensa's default applies (no limit)`},
 		{"no_repeat_calls", "checks:\n  - type: no_repeat_calls\n", ""},
+		{"case_sensitive by truth", "checks:\n  - type: output_contains\n    params: {value: a, case_sensitive: \"false\"}\n", `param "case_sensitive" is str 'false', not true or false: Kensa reads it by Python's truth (true)`},
 	}
 	for _, c := range cases {
 		sc, err := ParseScenario("s.yaml", []byte(head+c.doc))

@@ -67,6 +67,13 @@ func Interpret(s *Span) Semantics {
 	return genAI(s, attrs)
 }
 
+// InterpretOpenInference reads s as OpenInference whatever it declares: what Kensa's
+// translate.span_to_kensa does with every span of its JSONL exporter's file (a span with
+// gen_ai.* attributes only is a CHAIN span there, its attributes metadata).
+func InterpretOpenInference(s *Span) Semantics {
+	return openInference(s, AttributesValue(s.Attributes))
+}
+
 // get is Kensa's translate._get: the flat key, else a walk through nested dicts.
 func get(attrs pyvalue.Value, key string) (pyvalue.Value, bool) {
 	if v, ok := attrs.Get(key); ok {

@@ -14,10 +14,11 @@ import (
 )
 
 // behaviours holds scenarios of Kensa runner behaviours (the nearest .env, stdout that is not
-// UTF-8, a literal {{input}} element, what Kensa's models tolerate, span times in every form
-// translate._parse_timestamp reads), a .env file (as dotenv),
-// and in .kensa/runs, traces and results what real Kensa v0.7.0 recorded running them once.
-// Regenerate with go test ./recorder/kensa -run KensaBehaviours -update.
+// UTF-8, a literal {{input}} element, what Kensa's models tolerate, case_sensitive by Python's
+// truth, GenAI attributes in its JSONL file, span times in every form
+// translate._parse_timestamp reads), a .env file (as dotenv), and in .kensa/runs, traces and
+// results what real Kensa v0.7.0 recorded running them once. Regenerate with
+// go test ./recorder/kensa -run KensaBehaviours -update.
 const behaviours = "testdata/behaviours"
 
 // Kensa's own runs of the behaviour scenarios re-derive exactly, and kensa run, running the
@@ -48,8 +49,8 @@ func TestKensaBehaviours(t *testing.T) {
 		}
 		kensaOf[r.Definition.Scenario.ID] = outcomeWithError(res)
 	}
-	if len(kensaOf) != 14 {
-		t.Fatalf("%d scenarios imported, want 14", len(kensaOf))
+	if len(kensaOf) != 16 {
+		t.Fatalf("%d scenarios imported, want 16", len(kensaOf))
 	}
 
 	agentOnPath(t)

@@ -398,7 +398,8 @@ func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Opti
 				kensaErr = te.Msg
 			}
 		}
-		spans = append(spans, ToKensa(got, prices)...)
+		// Kensa's translate.py reads this file as OpenInference only.
+		spans = append(spans, toKensa(got, prices, otlp.InterpretOpenInference)...)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		bad("spans.jsonl", err)
 	}
@@ -425,12 +426,17 @@ func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Opti
 }
 
 // ToKensa converts spans to Kensa's model as translate.span_to_kensa does, costing spans that
-// state no cost with prices.
+// state no cost with prices. Spans are read by the convention they declare (OpenInference or
+// GenAI, otlp.Interpret): the OTLP receiver's spans, which Kensa never sees.
 func ToKensa(spans []otlp.Span, prices fkensa.Prices) []fkensa.Span {
+	return toKensa(spans, prices, otlp.Interpret)
+}
+
+func toKensa(spans []otlp.Span, prices fkensa.Prices, interpret func(*otlp.Span) otlp.Semantics) []fkensa.Span {
 	out := make([]fkensa.Span, 0, len(spans))
 	for i := range spans {
 		s := &spans[i]
-		sem := otlp.Interpret(s)
+		sem := interpret(s)
 		ks := fkensa.Span{TraceID: s.TraceID, SpanID: s.SpanID, Name: s.Name, Kind: sem.Kind, Status: "ok",
 			Start: fkensa.MicrosFromNanos(s.Start), End: fkensa.MicrosFromNanos(s.End),
 			Model: sem.Model, Provider: sem.Provider, Input: sem.Input, Output: sem.Output, Metadata: otlp.AttributesValue(sem.Metadata)}
