@@ -32,6 +32,9 @@ func realKensa(t *testing.T) *kensaTool {
 			t.Skipf("real Kensa cannot run: python3 lacks %s (%v: %s)", mod, err, strings.TrimSpace(string(out)))
 		}
 	}
+	if out, err := exec.Command("python3", "-c", "import pydantic, sys; sys.exit(0 if pydantic.VERSION >= '2' else 1)").CombinedOutput(); err != nil {
+		t.Skipf("real Kensa cannot run: python3's pydantic is older than 2, which Kensa v0.7.0 needs (%v: %s)", err, strings.TrimSpace(string(out)))
+	}
 	third := filepath.Join(filepath.Dir(filepath.Dir(script)), "third_party")
 	kensaSrc, otelSrc := os.Getenv("KENSA_SRC"), os.Getenv("OTEL_SRC")
 	if kensaSrc == "" {
