@@ -292,7 +292,9 @@ func (g *gen) edge() string {
 		`\N{latin small letter sharp s}`, `[\N{GREEK SMALL LETTER FINAL SIGMA}x]`, `\N{HANGUL SYLLABLE GAG}`,
 		`\N{CJK UNIFIED IDEOGRAPH-65E5}`, `\N{NO SUCH NAME}`, `\N{LINE FEED}`, `\N`, `\N{`, `\N{}`,
 		`(?i)[ß-ß]`, `(?i)\u1e9e`, `(?i:[^k])`, `(?i)[^s]`, `(?>a+)b`, `(a+)++b`, `(?:a|ab)(?:c|bcd)`,
-		`(?=(a+))a*b\1`, `((a)|b)+`, `(?(2)x)`, `\b\B`, `^*`, `(?i)[a-z]+`, `(?i)İ`, `(?i)ı`)
+		`(?=(a+))a*b\1`, `((a)|b)+`, `(?(2)x)`, `\b\B`, `^*`, `(?i)[a-z]+`, `(?i)İ`, `(?i)ı`,
+		`(?(2)x|y)(a)(b)`, `(?(1)a|b)+(c)`, `(?=a)*`, `(?<=a)+b`, `\b*`, `(?:)*`, `()*`, `(|a)+`, `(a?)+?b`,
+		`(a|b|)+?c`, `(?>(a|)*)b`, `(a|)++b`, `(?:(a)|(b))+\1\2`, `(?i)(?:(K)|k)\1`, `(a)|\1`, `(?x)a#\n|b`)
 }
 
 func (g *gen) escape() string {
