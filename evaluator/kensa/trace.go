@@ -151,7 +151,7 @@ func outputText(s *kensa.Span) string {
 	out := *s.Output
 	if msgs, ok := out.Get("messages"); ok {
 		var texts []string
-		for _, m := range msgs.Items() {
+		for _, m := range pyIter(msgs) {
 			switch m.Kind() {
 			case pyvalue.KindStr:
 				t, _ := m.AsStr()
@@ -176,6 +176,28 @@ func outputText(s *kensa.Span) string {
 		return textFromValue(v)
 	}
 	return pyvalue.Dumps(out)
+}
+
+// pyIter is what Python's for loop goes through: a list's items, a dict's keys, a string's
+// characters (each a string); nothing for another value (where Python raises TypeError).
+func pyIter(v pyvalue.Value) []pyvalue.Value {
+	switch v.Kind() {
+	case pyvalue.KindDict:
+		keys := v.Keys()
+		out := make([]pyvalue.Value, len(keys))
+		for i, k := range keys {
+			out[i] = pyvalue.NewStr(k)
+		}
+		return out
+	case pyvalue.KindStr:
+		s, _ := v.AsStr()
+		var out []pyvalue.Value
+		for _, r := range s {
+			out = append(out, pyvalue.NewStr(string(r)))
+		}
+		return out
+	}
+	return v.Items()
 }
 
 // contentBlocksText is utils._extract_text_from_content_blocks.
