@@ -42,7 +42,7 @@ difftest-kensa:
 		-kensadiff.runs=$(KENSA_DIFFTEST_RUNS) $(if $(KENSA_DIFFTEST_ALL),-kensadiff.all)
 
 ## difftest-regex: PYRE_DIFF_COMPARISONS generated Python regular expressions × subjects, matched by
-## evaluator/kensa/pyre and by python3's re (go test compares 5,000); prints "N/M comparisons agree"
+## evaluator/kensa/pyre and by python3's re (go test compares 6,000); prints "N/M comparisons agree"
 ## and every differing case with its seed.
 PYRE_DIFF_COMPARISONS ?= 200000
 difftest-regex:
