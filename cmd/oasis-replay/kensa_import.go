@@ -49,7 +49,7 @@ func kensaImportCommand() *cli.Command {
 // tables and pack encoders) come on top.
 const (
 	importBatch       = 1000
-	importMemoryLimit = 128 << 20
+	importMemoryLimit = 96 << 20
 )
 
 func runKensaImport(c *cli.Context) error {
