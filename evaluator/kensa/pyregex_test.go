@@ -184,3 +184,29 @@ func TestPyRegexAgainstPython(t *testing.T) {
 		}
 	}
 }
+
+// output_matches over a trace: what Python's re decides is the check's result, Kensa's detail
+// included; what cannot be re-derived makes the check unsupported, saying why.
+func TestOutputMatchesOutcomes(t *testing.T) {
+	defer func(b int) { regexBudget = b }(regexBudget)
+	regexBudget = 1_000_000
+	catastrophic := trace(llmSpan("a", 0, 20, 10, strings.Repeat("a", 40)+"!"))
+	tests := []struct {
+		name, trace, pattern string
+		passed, unsupported  bool
+		detail               string
+	}{
+		{"lookbehind", refundTrace, `(?<=A-)200`, true, false, `Matched: /(?<=A-)200/`},
+		{"backreference", refundTrace, `(\d)0\1`, false, false, `No match: /(\d)0\1/`},
+		{"invalid", refundTrace, `(refunded`, false, false, `Invalid regex '(refunded': missing ), unterminated subpattern at position 0`},
+		{"budget", catastrophic, `(a+)+$`, false, true, `Unsupported regex '(a+)+$': pyre: step budget exceeded (steps: more than 1000000 steps)`},
+		{"alias", refundTrace, `\N{LINE FEED}`, false, true, `Unsupported regex '\\N{LINE FEED}': pyre: unsupported: \N{LINE FEED}: a name not in the Unicode character database here, perhaps an alias`},
+	}
+	for _, tt := range tests {
+		params, _ := json.Marshal(map[string]string{"pattern": tt.pattern})
+		r := evalCheck(t, checkCase{name: tt.name, trace: tt.trace, check: "output_matches", params: string(params)})
+		if r.Passed != tt.passed || r.Unsupported != tt.unsupported || r.Detail != tt.detail {
+			t.Errorf("%s: passed %v, unsupported %v, %q; want %v, %v, %q", tt.name, r.Passed, r.Unsupported, r.Detail, tt.passed, tt.unsupported, tt.detail)
+		}
+	}
+}
