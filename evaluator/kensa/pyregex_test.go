@@ -199,7 +199,7 @@ func TestOutputMatchesOutcomes(t *testing.T) {
 		{"lookbehind", refundTrace, `(?<=A-)200`, true, false, `Matched: /(?<=A-)200/`},
 		{"backreference", refundTrace, `(\d)0\1`, false, false, `No match: /(\d)0\1/`},
 		{"invalid", refundTrace, `(refunded`, false, false, `Invalid regex '(refunded': missing ), unterminated subpattern at position 0`},
-		{"budget", catastrophic, `(a+)+$`, false, true, `Unsupported regex '(a+)+$': pyre: step budget exceeded (steps: more than 1000000 steps)`},
+		{"budget", catastrophic, `(a+)+$`, false, true, `Unsupported regex '(a+)+$': pyre: step budget exceeded (more than 1000000 matcher steps)`},
 		{"alias", refundTrace, `\N{LINE FEED}`, false, true, `Unsupported regex '\\N{LINE FEED}': pyre: unsupported: \N{LINE FEED}: a name not in the Unicode character database here, perhaps an alias`},
 	}
 	for _, tt := range tests {

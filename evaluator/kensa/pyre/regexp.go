@@ -67,7 +67,7 @@ func (re *Regexp) Search(s string, budget int) (start, end int, found bool, err 
 				panic(p)
 			}
 			start, end, found = 0, 0, false
-			err = fmt.Errorf("%w (%s: %s)", ErrStepBudget, spent.what, budgetWords(spent.what, budget))
+			err = fmt.Errorf("%w (%s)", ErrStepBudget, budgetWords(spent.what, budget))
 		}
 	}()
 	for start = 0; start <= len(m.in); start++ {
@@ -90,7 +90,7 @@ func budgetWords(what string, budget int) string {
 	if what == "depth" {
 		return fmt.Sprintf("more than %d nested repetitions", maxDepth)
 	}
-	return fmt.Sprintf("more than %d steps", budget)
+	return fmt.Sprintf("more than %d matcher steps", budget)
 }
 
 // MatchString is bool(re.search(pattern, s)) within DefaultBudget.
