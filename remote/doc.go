@@ -26,8 +26,9 @@
 // the wrapper before its names, bundle-<hex> last: a remote never names a bundle whose content
 // it does not hold, and a push stopped at any point is finished by running it again, which
 // uploads only what is missing. Pull verifies the digest and size of everything it downloads
-// before any of it enters the store, then imports the bundle through the archive reader
-// (archive.ImportLayout), which seals it last; a pull stopped at any point leaves the store
-// without the bundle (what was written is garbage until the bundle is sealed) and is finished
-// by running it again, which downloads only what the store lacks.
+// before any of it enters the store, then reads each bundle through the archive reader
+// (archive.ReadLayout), and seals every bundle and receipt pulled at the end, after one sync
+// (archive.SealLayouts); a pull stopped at any point leaves the store without the bundles
+// (what was written is garbage until they are sealed) and is finished by running it again,
+// which downloads only what the store lacks.
 package remote

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +47,8 @@ type PullReport struct {
 // the object.
 func Pull(ctx context.Context, s store.Store, b Backend, refs []string, opts PullOptions) (*PullReport, error) {
 	rep := &PullReport{Bundles: make([]store.Digest, len(refs))}
+	sums := make([]*archive.Summary, len(refs))
+	receipts := make([][]store.Ref, len(refs))
 	var mu sync.Mutex
 	err := forEach(ctx, len(refs), workers, func(ctx context.Context, i int) error {
 		pl := &puller{s: s, b: b, opts: opts}
@@ -55,14 +58,25 @@ func Pull(ctx context.Context, s store.Store, b Backend, refs []string, opts Pul
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		rep.Bundles[i] = d
+		rep.Bundles[i], sums[i], receipts[i] = d, pl.imported, pl.receiptRefs
 		rep.Downloaded += pl.downloaded
 		rep.DownloadedBytes += pl.downloadedBytes
-		rep.Receipts += pl.receipts
+		rep.Receipts += len(pl.receiptRefs)
 		rep.SignedReceipts += pl.signed
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	// One sync for every bundle and receipt pulled, then their refs: until then nothing pulled
+	// is named, so a pull stopped before here leaves no new bundle.
+	var imported []archive.Summary
+	for _, sum := range sums {
+		if sum != nil {
+			imported = append(imported, *sum)
+		}
+	}
+	if err := archive.SealLayouts(ctx, s, imported, opts.ApplyTags, slices.Concat(receipts...)); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -112,8 +126,11 @@ type puller struct {
 	opts            PullOptions
 	downloaded      int
 	downloadedBytes int64
-	receipts        int
 	signed          int
+	// imported is the summary of the bundle read into the store (nil when it was sealed there
+	// already); receiptRefs the refs of the receipts read, both sealed by Pull.
+	imported    *archive.Summary
+	receiptRefs []store.Ref
 }
 
 func (pl *puller) pull(ctx context.Context, ref string) (store.Digest, error) {
@@ -189,8 +206,12 @@ func (pl *puller) importBundle(ctx context.Context, w *wrapper) error {
 		rc, _, err := pl.s.OpenBlob(ctx, d.Digest)
 		return rc, err
 	}
-	_, err = archive.ImportLayout(ctx, pl.s, l, w.bundle, open, pl.opts.Limits, archive.ImportOptions{ApplyTags: pl.opts.ApplyTags})
-	return err
+	sum, err := archive.ReadLayout(ctx, pl.s, l, w.bundle, open, pl.opts.Limits, archive.ImportOptions{})
+	if err != nil {
+		return err
+	}
+	pl.imported = &sum
+	return nil
 }
 
 // memBlob is the largest blob a pull keeps in memory; larger ones go to a temporary file.
@@ -337,11 +358,8 @@ func (pl *puller) pullReceipt(ctx context.Context, w *wrapper, rd store.Digest, 
 	if _, err := store.Reachable(ctx, pl.s, receipt); err != nil {
 		return fmt.Errorf("%w: receipt %s: %w", ErrIntegrity, receipt, err)
 	}
-	if err := pl.s.Sync(ctx); err != nil {
-		return err
-	}
-	pl.receipts++
-	return pl.s.SetRef(ctx, store.ReceiptRefName(receipt), receipt)
+	pl.receiptRefs = append(pl.receiptRefs, store.Ref{Name: store.ReceiptRefName(receipt), Digest: receipt})
+	return nil
 }
 
 // spool holds verified downloads until the import reads them.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -44,8 +45,22 @@ type Opener func(ctx context.Context, d store.Descriptor) (io.ReadCloser, error)
 // layout must hold: a layout of another bundle is refused before anything is sealed
 // (ErrConflict).
 func ImportLayout(ctx context.Context, s store.Store, l *Layout, want store.Digest, open Opener, limits Limits, opts ImportOptions) (Summary, error) {
+	sum, err := ReadLayout(ctx, s, l, want, open, limits, opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	if err := seal(ctx, s, sum, opts.ApplyTags); err != nil {
+		return Summary{}, err
+	}
+	return sum, nil
+}
+
+// ReadLayout is ImportLayout without the sealing: the content is written and checked, and
+// nothing names it until SealLayouts (or the garbage collector) is run. A pull of many bundles
+// reads each, then seals them all with one sync.
+func ReadLayout(ctx context.Context, s store.Store, l *Layout, want store.Digest, open Opener, limits Limits, opts ImportOptions) (Summary, error) {
 	// The writer's context ends when the reader stops, so that a writer blocked on the pipe or
-	// on open returns; sealing uses the caller's.
+	// on open returns.
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
@@ -73,10 +88,37 @@ func ImportLayout(ctx context.Context, s store.Store, l *Layout, want store.Dige
 	if !want.IsZero() && res.summary.Bundle != want {
 		return Summary{}, fmt.Errorf("%w: the layout holds bundle %s, not %s", ErrConflict, res.summary.Bundle, want)
 	}
-	if err := seal(ctx, s, res.summary, opts.ApplyTags); err != nil {
-		return Summary{}, err
-	}
 	return res.summary, nil
+}
+
+// SealLayouts seals bundles read by ReadLayout in the order of DESIGN §5, with one sync for
+// all: every tag is checked first, then the store is synced, then the bundle refs, the refs of
+// the receipts index.json carried, the tags if asked, and extra refs (receipts that refer to the
+// bundles) are set, in one write when the store allows it.
+func SealLayouts(ctx context.Context, s store.Store, sums []Summary, applyTags bool, extra []store.Ref) error {
+	var bundles, receipts, tags []store.Ref
+	for _, sum := range sums {
+		bundles = append(bundles, store.Ref{Name: store.BundleRefName(sum.Bundle), Digest: sum.Bundle})
+		for _, r := range sum.Receipts {
+			receipts = append(receipts, store.Ref{Name: store.ReceiptRefName(r), Digest: r})
+		}
+		if !applyTags {
+			continue
+		}
+		if err := checkTagsFree(ctx, s, sum.Tags, sum.Bundle); err != nil {
+			return err
+		}
+		for _, t := range sum.Tags {
+			tags = append(tags, store.Ref{Name: store.RefTagPrefix + t, Digest: sum.Bundle})
+		}
+	}
+	if err := s.Sync(ctx); err != nil {
+		return fmt.Errorf("archive: sync before sealing %d bundles: %w", len(sums), err)
+	}
+	if err := store.SetRefs(ctx, s, slices.Concat(bundles, receipts, tags, extra)); err != nil {
+		return fmt.Errorf("archive: set refs: %w", err)
+	}
+	return nil
 }
 
 // writeLayout writes the tar stream of a layout: the same entries, headers and order as Export.
