@@ -114,7 +114,6 @@ type item struct {
 	op     opcode
 	c      rune // literal, not literal; the group of a groupref
 	at     atKind
-	cat    category  // a lone \d, \w, ... (an IN of one category)
 	set    []setItem // IN
 	negate bool      // IN
 	alts   []*subpattern

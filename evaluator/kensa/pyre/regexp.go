@@ -1,8 +1,6 @@
 package pyre
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // DefaultBudget is the step budget of MatchString: a hundred million matcher steps (a step
 // is one node or one character tried). That is far more than a pattern of a scenario needs on
