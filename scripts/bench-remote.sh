@@ -46,7 +46,9 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 cat >"$dir/registry.yml" <<EOF
 version: 0.1
 log:
-  level: error
+  level: info
+  accesslog:
+    disabled: false
 storage:
   filesystem:
     rootdirectory: $dir/registry
@@ -63,14 +65,24 @@ done
 url=oci://127.0.0.1:$port/bench/kensa
 "$bin/oasis-replay" --store "$dir/store" remote add bench "$url" --plain-http
 
-# timed NAME COMMAND: runs COMMAND once as a whole process; prints its wall time and output.
+# requests: how many HTTP requests the registry has answered (its access log).
+requests() { grep -c 'response completed' "$dir/registry.log" || true; }
+# registry_cpu: the registry's CPU seconds so far.
+registry_cpu() { ps -o times= -p "$registry_pid" | tr -d ' '; }
+
+# timed NAME COMMAND: runs COMMAND once as a whole process; prints its wall and CPU time, the
+# registry's CPU time and requests answered meanwhile, and the command's last line.
 timed() {
-	local start end
+	local start end r0 c0
+	r0=$(requests)
+	c0=$(registry_cpu)
 	start=$(date +%s.%N)
-	sh -c "$2" >"$dir/out" 2>"$dir/err" || { echo "bench: $1 failed" >&2; cat "$dir/err" >&2; exit 1; }
+	/usr/bin/time -f "%U %S" -o "$dir/time" sh -c "$2" >"$dir/out" 2>"$dir/err" || { echo "bench: $1 failed" >&2; cat "$dir/err" >&2; exit 1; }
 	end=$(date +%s.%N)
 	wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
-	printf '  %-28s wall %8.3f s   %s\n' "$1" "$wall" "$(tail -1 "$dir/out")"
+	cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$dir/time")
+	printf '  %-28s wall %8.3f s  cpu %6.2f s  registry cpu %4d s  %6d requests  %s\n' "$1" "$wall" "$cpu" \
+		"$(($(registry_cpu) - c0))" "$(($(requests) - r0))" "$(tail -1 "$dir/out")"
 }
 
 echo
@@ -78,6 +90,7 @@ echo
 unique=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["unique"])' "$dir/stats.json")
 stored=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stored"])' "$dir/stats.json")
 echo "store: $runs bundles, unique content $unique B, stored $stored B (store stats --json)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "pushing to $url (docker-registry $(docker-registry --version | awk '{print $3}'))"
 timed "push (empty registry)" "$bin/oasis-replay --store $dir/store bundle push bench --all --json >$dir/push1.json; echo pushed"
 push1_wall=$wall
