@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 )
 
@@ -57,5 +58,28 @@ func TestCompareNotReDerivable(t *testing.T) {
 	}
 	if got := Outcome([]Difference{{Field: "error", Wording: "w"}}); got != OutcomeReproduced {
 		t.Errorf("wording only: %s", got)
+	}
+}
+
+// A search stopped by the regular expression step budget (a deterministic bound, here lowered
+// to reach it) leaves Kensa's result not re-derivable, never contradicted: what Kensa recorded
+// for the run (the pattern matched) is compared with the evaluation and the outcome says so.
+func TestSpentBudgetIsNotReDerivable(t *testing.T) {
+	defer func(b int) { regexBudget = b }(regexBudget)
+	regexBudget = 10
+	spans, err := kensa.ReadTrace("t", []byte(refundTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scenarioOf(t, "checks:\n  - type: output_matches\n    params: {pattern: \"(?<=A-)2(0)\\\\1\"}\n")
+	r := Evaluate(&Evidence{Scenario: sc, HasTrace: true, Spans: spans, TracePath: "t"})
+	if r.Status != StatusError || !r.CheckResults[0].Unsupported || !strings.Contains(r.CheckResults[0].Detail, "matcher steps") {
+		t.Fatalf("status %s, check %+v", r.Status, r.CheckResults[0])
+	}
+	kensaResult := &Result{ScenarioID: sc.ID, Status: StatusPass, Trace: r.Trace, CheckResults: []CheckResult{
+		{Check: "output_matches", Passed: true, Detail: `Matched: /(?<=A-)2(0)\1/`, Diagnostics: pyvalue.NewDict(nil, nil)}}}
+	diffs := Compare(r, asKensaResult(kensaResult, nil))
+	if got := Outcome(diffs); got != OutcomeNotReDerivable {
+		t.Errorf("outcome %s: %+v", got, diffs)
 	}
 }
