@@ -82,6 +82,22 @@ func Pull(ctx context.Context, s store.Store, b Backend, refs []string, opts Pul
 	return rep, nil
 }
 
+// AllBundles lists every bundle the remote names (its bundle-<hex> names), as references for
+// Pull, in digest order.
+func AllBundles(ctx context.Context, b Backend) ([]string, error) {
+	names, err := b.Names(ctx, BundleNamePrefix)
+	if err != nil {
+		return nil, err
+	}
+	var refs []string
+	for _, n := range names {
+		if d, ok := bundleOfName(n); ok {
+			refs = append(refs, d.String())
+		}
+	}
+	return refs, nil
+}
+
 // Resolve returns the wrapper manifest a reference names on the remote.
 func Resolve(ctx context.Context, b Backend, ref string) (store.Descriptor, error) {
 	hex := strings.TrimPrefix(ref, store.DigestPrefix)

@@ -16,7 +16,7 @@ func bundlePullCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "pull",
 		Usage:     "pull bundles and their receipts from an OCI registry or S3 bucket into the store",
-		ArgsUsage: "REMOTE REF...",
+		ArgsUsage: "REMOTE [REF...]",
 		Description: "REF is a bundle digest (or the digest of its wrapper manifest), a unique prefix of at\n" +
 			"least 4 hex characters, or a tag on the remote. Every digest and size is verified before\n" +
 			"anything enters the store, and the bundle is checked as bundle import checks an archive and\n" +
@@ -28,20 +28,30 @@ func bundlePullCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "plain-http", Usage: "talk HTTP to a remote given by URL (local servers only)"},
 			&cli.BoolFlag{Name: "tags", Usage: "apply the tags recorded in the bundles' index.json"},
+			&cli.BoolFlag{Name: "all", Usage: "pull every bundle the remote names (bundle-<hex>; then REF is not given)"},
 			&cli.StringFlag{Name: "signed-receipts", Usage: "write the signed receipts attached to the bundles into `DIR`, as <bundle hex>-<envelope hex>.dsse.json"},
 		},
 		Action: func(c *cli.Context) error {
 			args := c.Args().Slice()
+			if (len(args) > 1) == c.Bool("all") {
+				return usageErrorf(c, "give REF… or --all, not both or neither")
+			}
 			b, err := openRemote(c, args[0], c.Bool("plain-http"))
 			if err != nil {
 				return err
+			}
+			refs := args[1:]
+			if c.Bool("all") {
+				if refs, err = remote.AllBundles(c.Context, b); err != nil {
+					return err
+				}
 			}
 			return withStore(c, readWrite, func(s store.Store) error {
 				opts := remote.PullOptions{ApplyTags: c.Bool("tags"), Limits: archive.DefaultLimits()}
 				if dir := c.String("signed-receipts"); dir != "" {
 					opts.SignedReceipt = signedReceiptWriter(dir)
 				}
-				rep, err := remote.Pull(c.Context, s, b, args[1:], opts)
+				rep, err := remote.Pull(c.Context, s, b, refs, opts)
 				if err != nil {
 					return err
 				}

@@ -161,6 +161,12 @@ func TestRemotePushPullReplay(t *testing.T) {
 			mustRun(t, "--store", fifth, "audit", srv.url+"@"+bundle)
 			sixth := filepath.Join(t.TempDir(), "sixth")
 			mustRun(t, "--store", sixth, "receipt", "verify", "--key", key+".pub", "--bundle", srv.url+"@"+bundle, signed)
+			// Every bundle the remote names, into a store of its own.
+			everything := filepath.Join(t.TempDir(), "everything")
+			out = mustRun(t, append(append([]string{"--store", everything, "bundle", "pull", "--all"}, srv.flags...), srv.url)...)
+			if !strings.Contains(out, bundle+"\n") || strings.Contains(out, "pulled 1 bundles") {
+				t.Errorf("pull --all: %s", out)
+			}
 			// By tag and by a URL@digest reference, into a third store.
 			third := filepath.Join(t.TempDir(), "third")
 			mustRun(t, append(append([]string{"--store", third, "bundle", "pull"}, srv.flags...), srv.url, "demo")...)
