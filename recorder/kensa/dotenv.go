@@ -80,3 +80,33 @@ func loadDotenv(dir string) dotenv {
 	}
 	return d
 }
+
+// programIn is where Python's subprocess finds program when the .env sets PATH: it searches
+// the PATH of the environment it passes the child (os.get_exec_path(env)), which for Kensa's
+// runner includes the .env's variables, where Go's exec.Command searches kensa run's own. A
+// program named with a slash, or found nowhere on the .env's PATH, is left as it is (the
+// recorded argv always keeps the name as written).
+func programIn(program string, dotenv []EnvPair, dir string) string {
+	path, set := "", false
+	for _, kv := range dotenv {
+		if kv.Name == "PATH" {
+			path, set = kv.Value, true
+		}
+	}
+	if !set || strings.ContainsRune(program, '/') {
+		return program
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		cand := filepath.Join(d, program)
+		if !filepath.IsAbs(cand) {
+			cand = filepath.Join(dir, cand)
+		}
+		if st, err := os.Stat(cand); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
+			return cand
+		}
+	}
+	return program
+}

@@ -222,3 +222,32 @@ func TestPyUTF8ErrorOfReader(t *testing.T) {
 		}
 	}
 }
+
+// A PATH set by the .env is where the agent's program is looked for, as Python's subprocess
+// looks for it in the environment it passes; otherwise the name is left to kensa run's PATH.
+func TestProgramInDotenvPath(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "venv", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "agent"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, program string
+		env           []EnvPair
+		want          string
+	}{
+		{"no PATH in .env", "agent", []EnvPair{{"X", "1"}}, "agent"},
+		{"found on the .env's PATH", "agent", []EnvPair{{"PATH", "/nowhere:venv/bin"}}, filepath.Join(dir, "venv", "bin", "agent")},
+		{"the last PATH wins", "agent", []EnvPair{{"PATH", "venv/bin"}, {"PATH", "/nowhere"}}, "agent"},
+		{"a name with a slash", "./agent", []EnvPair{{"PATH", "venv/bin"}}, "./agent"},
+		{"not found", "other", []EnvPair{{"PATH", "venv/bin"}}, "other"},
+	}
+	for _, c := range cases {
+		if got := programIn(c.program, c.env, dir); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -185,7 +185,9 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 		return nil, err
 	}
 	env := runEnv(sc, dot.Vars, traceDir, recv.Endpoint())
-	res, err := command.Run(ctx, command.Spec{Argv: r.Argv, Env: env, Dir: job.Dir, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput, SpoolDir: spool})
+	argv := slices.Clone(r.Argv)
+	argv[0] = programIn(argv[0], dot.Vars, job.Dir)
+	res, err := command.Run(ctx, command.Spec{Argv: argv, Env: env, Dir: job.Dir, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput, SpoolDir: spool})
 	bodies, rejected := recv.Close()
 	if err != nil {
 		return nil, err
