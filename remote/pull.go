@@ -162,7 +162,8 @@ func (pl *puller) pull(ctx context.Context, ref string) (store.Digest, error) {
 	if err != nil {
 		return store.Digest{}, err
 	}
-	if d, ok := bundleOfName(BundleNamePrefix + strings.TrimPrefix(ref, store.DigestPrefix)); ok && d != w.bundle && len(ref) >= 64 {
+	// A full digest names the bundle, or else the wrapper itself.
+	if d, ok := bundleOfName(BundleNamePrefix + strings.TrimPrefix(ref, store.DigestPrefix)); ok && d != w.bundle && d != wd.Digest {
 		return store.Digest{}, fmt.Errorf("%w: %s names manifest %s, which is of bundle %s", ErrIntegrity, BundleName(d), wd.Digest, w.bundle)
 	}
 	if !sealed(ctx, pl.s, w.bundle) {

@@ -225,6 +225,12 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) = %s, %v; want %s", ref, got.Digest, err, rep.Bundles[0].Wrapper)
 		}
 	}
+	// Pulled by the wrapper's own digest.
+	dst := memstore.New()
+	pulled, err := remote.Pull(ctx, dst, b, []string{rep.Bundles[0].Wrapper.String()}, remote.PullOptions{Limits: archive.DefaultLimits()})
+	if err != nil || pulled.Bundles[0] != d {
+		t.Errorf("pull by the wrapper's digest: %+v, %v", pulled, err)
+	}
 	for _, ref := range []string{"nosuchtag", "ffff", store.Sum([]byte("x")).String()} {
 		if _, err := remote.Resolve(ctx, b, ref); !errors.Is(err, remote.ErrNotFound) {
 			t.Errorf("Resolve(%q): %v, want ErrNotFound", ref, err)
