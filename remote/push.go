@@ -84,21 +84,26 @@ func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest,
 	if p.receipts, err = receiptsByBundle(ctx, s); err != nil {
 		return nil, err
 	}
-	order, err := withRunBundles(ctx, s, bundles)
+	order, holders, err := withRunBundles(ctx, s, bundles)
 	if err != nil {
 		return nil, err
 	}
 	rep := &PushReport{Bundles: make([]Pushed, len(order))}
-	err = forEach(ctx, len(order), 2*workers, func(ctx context.Context, i int) error {
-		w, err := p.pushBundle(ctx, order[i])
+	// The bundles that hold others go after all the others have been pushed, so that a remote
+	// names a matrix only once it names each of its runs.
+	for _, phase := range [][]int{phaseOf(order, holders, false), phaseOf(order, holders, true)} {
+		err = forEach(ctx, len(phase), 2*workers, func(ctx context.Context, j int) error {
+			i := phase[j]
+			w, err := p.pushBundle(ctx, order[i])
+			if err != nil {
+				return fmt.Errorf("push %s to %s: %w", order[i], b, err)
+			}
+			rep.Bundles[i] = Pushed{Bundle: order[i], Wrapper: w}
+			return nil
+		})
 		if err != nil {
-			return fmt.Errorf("push %s to %s: %w", order[i], b, err)
+			return nil, err
 		}
-		rep.Bundles[i] = Pushed{Bundle: order[i], Wrapper: w}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	rep.Blobs, rep.BlobsUploaded = int(p.blobs.Load()), int(p.blobsUp.Load())
 	rep.Manifests, rep.ManifestsUploaded = int(p.manifests.Load()), int(p.manifestsUp.Load())
@@ -108,23 +113,26 @@ func Push(ctx context.Context, s store.Store, b Backend, bundles []store.Digest,
 }
 
 // withRunBundles puts before each bundle that holds bundles (store.HoldsBundles) the sealed
-// bundles its manifest reaches, each once, so a matrix is pushed as the DAG of its runs.
-func withRunBundles(ctx context.Context, s store.Store, bundles []store.Digest) ([]store.Digest, error) {
+// bundles its manifest reaches, each once, so a matrix is pushed as the DAG of its runs; holders
+// says which bundles of the order hold others.
+func withRunBundles(ctx context.Context, s store.Store, bundles []store.Digest) ([]store.Digest, map[store.Digest]bool, error) {
 	seen := map[store.Digest]bool{}
+	holders := map[store.Digest]bool{}
 	var order []store.Digest
 	for _, d := range bundles {
 		b, err := s.GetObject(ctx, d)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", d, err)
+			return nil, nil, fmt.Errorf("bundle %s: %w", d, err)
 		}
 		m, err := store.DecodeBundleManifest(b)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", d, err)
+			return nil, nil, fmt.Errorf("bundle %s: %w", d, err)
 		}
 		if store.HoldsBundles(m.ObjectKind()) {
+			holders[d] = true
 			entries, err := store.Reachable(ctx, s, d)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, e := range entries {
 				if e.Digest != d && store.IsManifestKind(e.Kind) && !seen[e.Digest] && sealed(ctx, s, e.Digest) {
@@ -138,7 +146,18 @@ func withRunBundles(ctx context.Context, s store.Store, bundles []store.Digest) 
 			order = append(order, d)
 		}
 	}
-	return order, nil
+	return order, holders, nil
+}
+
+// phaseOf lists the indices of order whose bundle holds others (holding) or does not.
+func phaseOf(order []store.Digest, holders map[store.Digest]bool, holding bool) []int {
+	var out []int
+	for i, d := range order {
+		if holders[d] == holding {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 func sealed(ctx context.Context, s store.Store, d store.Digest) bool {
