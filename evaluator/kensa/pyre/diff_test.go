@@ -114,6 +114,9 @@ func TestAgainstPython(t *testing.T) {
 					cannot++
 					if strings.Contains(got, ErrStepBudget.Error()) {
 						spent++
+						if spent <= 5 {
+							t.Logf("seed %d: re.search(%q, %q) spent the budget; Python %s", c.Seed, c.Pattern, s, want)
+						}
 					}
 					continue
 				case got == want:
