@@ -325,7 +325,10 @@ var hostileCases = []hostileCase{
 	{name: "kensa-import-alias-bomb", want: `s\.yaml.*Limits\.MaxAliasNodes`,
 		args: func(e hostileEnv) []string { return hostileKensa(e, "scenarios/s.yaml", aliasBomb) }},
 	{name: "kensa-import-wide-run", want: `r\.json.*Limits\.MaxNodes`,
-		args: func(e hostileEnv) []string { return hostileKensa(e, "runs/r.json", wideArray) }},
+		args: func(e hostileEnv) []string {
+			// Run manifests are read one run at a time: the limit applies to each run's entry.
+			return hostileKensa(e, "runs/r.json", join(text(`{"run_id":"r","timestamp":"2026-01-01T00:00:00Z","kind":"eval","scenarios":{"s":[{"input":"hi","x":`), wideArray, text(`}]}}`)))
+		}},
 	{name: "kensa-import-huge-run", long: true, want: `r\.json: 104857\d+ bytes, more than the 33554432 an import reads`,
 		args: func(e hostileEnv) []string { return hostileKensa(e, "runs/r.json", longKey) }},
 	{name: "kensa-import-largest-run", long: true, accepted: true, want: `imported 1 runs`,
