@@ -111,7 +111,9 @@
 // A case ends ok, updated, MISMATCH (a golden file differs, or the evaluations diverged),
 // skipped (shared data unavailable) or ERROR (the case cannot be built or evaluated: a broken
 // recipe, a missing input, an evaluator validation error). `golden check` exits 0 when every
-// case is ok or skipped, 1 on a mismatch, 2 on an error.
+// case is ok (or skipped, with --allow-skip), 1 on a mismatch or a skipped case, 2 on an error.
+// FindShared finds the shared test data where the project's tests do (../shared beside the
+// repository), so a check from a clone runs the cases the tests run.
 //
 // # Signatures
 //
