@@ -53,10 +53,13 @@ type Scenario struct {
 	StatusCounts      map[string]int    `json:"status_counts"`
 	Pending           int               `json:"pending"`
 	Checks            []CheckStat       `json:"checks"`
-	Cost              Spread            `json:"cost"`
-	Duration          Spread            `json:"duration"`
-	Flags             []Flag            `json:"flags"`
-	Divergence        *Divergence       `json:"divergence"`
+	// Traced is how many runs carry a trace: Cost and Duration are over those runs only, and
+	// are zeros, not measurements, when there are none.
+	Traced     int         `json:"traced_runs"`
+	Cost       Spread      `json:"cost"`
+	Duration   Spread      `json:"duration"`
+	Flags      []Flag      `json:"flags"`
+	Divergence *Divergence `json:"divergence"`
 }
 
 // Case is one dataset row's (or the scenario's only case's) runs.
@@ -100,10 +103,21 @@ type Divergence struct {
 	// Kind is tool_call (a different tool at Index), argument (the same tool with other
 	// arguments), extra_call (one run made more calls), output (same calls, other output) or
 	// none (the evidence a check reads is the same).
-	Kind        string `json:"kind"`
+	Kind string `json:"kind"`
+	// Index is the call at which the runs differ, counted from 0; -1 for output and none,
+	// which are at no call (Where says so in words).
 	Index       int    `json:"index"`
 	PassingSide string `json:"passing_side"`
 	FailingSide string `json:"failing_side"`
+}
+
+// Where says where the runs differ, for people: " at call N" for a difference in the calls,
+// "" for output and none, which are at no call (their Index, -1, is not a call).
+func (d *Divergence) Where() string {
+	if d.Index < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" at call %d", d.Index)
 }
 
 // Fixed is a number printed with a fixed number of decimals.
@@ -188,7 +202,7 @@ func scenario(id string, runs []Run, flags map[store.Digest][]Flag) *Scenario {
 			costs, durations = append(costs, r.Cost), append(durations, r.Duration)
 		}
 	}
-	s.Cost, s.Duration = spread(costs), spread(durations)
+	s.Traced, s.Cost, s.Duration = len(costs), spread(costs), spread(durations)
 	s.Divergence = divergence(runs, s.Cases)
 	return s
 }
@@ -368,7 +382,9 @@ func analyze(runs []Run) map[store.Digest][]Flag {
 	outliers("cost_outlier", func(r Run) float64 { return r.Cost }, func(v, ratio float64) string {
 		return fmt.Sprintf("cost $%s, %sx median", pyvalue.Fixed(v, 4), pyvalue.Fixed(ratio, 1))
 	})
-	outliers("latency_outlier", func(r Run) float64 { return r.Duration }, func(v, ratio float64) string {
+	// Kensa's analyzer measures each trace's duration from its spans, unrounded; the
+	// aggregate's duration (Run.Duration) is the result's, rounded to 0.01 s.
+	outliers("latency_outlier", func(r Run) float64 { return r.Observed.Duration }, func(v, ratio float64) string {
 		return fmt.Sprintf("%ss, %sx median", pyvalue.Fixed(v, 1), pyvalue.Fixed(ratio, 1))
 	})
 	return flags

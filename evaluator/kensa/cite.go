@@ -64,11 +64,16 @@ type Observed struct {
 	LLMCalls   int
 	ErrorSpans bool
 	Repeated   []string
+	// Duration is the spans' latest end minus their earliest start in seconds, unrounded:
+	// analyzer.analyze_traces flags latency outliers on it, where a result's trace summary
+	// (capture.py) rounds it to 0.01 s.
+	Duration float64
 }
 
 // Observe reads the spans of ev.
 func Observe(ev *Evidence) Observed {
-	o := Observed{Output: agentOutput(ev.Spans), LLMCalls: llmSpans(ev.Spans), Repeated: repeatedNames(ev.Spans, true)}
+	o := Observed{Output: agentOutput(ev.Spans), LLMCalls: llmSpans(ev.Spans), Repeated: repeatedNames(ev.Spans, true),
+		Duration: durationSeconds(ev.Spans)}
 	for _, c := range toolCalls(ev.Spans, true) {
 		o.Calls = append(o.Calls, c.name+pyvalue.DumpsSorted(c.args))
 		o.CallNames = append(o.CallNames, c.name)

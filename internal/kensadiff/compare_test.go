@@ -34,9 +34,6 @@ type diff struct {
 	// notReDerivable is why the evaluator says it cannot evaluate this as Kensa would (an
 	// audit's not-re-derivable finding, not a mismatch); "" for a mismatch.
 	notReDerivable string
-	// known names a difference the default budget tolerates (knownRatio); -kensadiff.all
-	// counts it as any other.
-	known string
 }
 
 func (d diff) String() string {
@@ -279,62 +276,25 @@ func statsOf(runs map[string][]derived) (map[string]*kensastats.Scenario, []stri
 }
 
 // compareFlags compares Kensa's analyzer's flags with kensa stats', each flag seen on one side
-// only a difference of the run whose trace it names. Latency outliers the rounding of
-// knownRatio explains are marked known: both sides flag the trace, with another duration or
-// ratio text; or one side flags it at a ratio under 3.2, where the rounding moves it across 3.
+// only a difference of the run whose trace it names.
 func compareFlags(side string, kensa, ours []string) map[string][]diff {
 	out := map[string][]diff{}
-	paired := map[string]bool{}
 	add := func(f string, d diff) {
 		id, _, _ := strings.Cut(f, " ")
-		if d.known == "" && nearThreshold(f) {
-			d.known = knownRatio
-		}
 		out[id] = append(out[id], d)
 	}
 	for _, f := range kensa {
-		if slices.Contains(ours, f) {
-			continue
+		if !slices.Contains(ours, f) {
+			add(f, diff{side: "flags-" + side, field: "flag", kensa: f, ours: "(none)"})
 		}
-		d := diff{side: "flags-" + side, field: "flag", kensa: f, ours: "(none)"}
-		if head, _, ok := strings.Cut(f, " latency_outlier: "); ok {
-			for _, o := range ours {
-				if !paired[o] && !slices.Contains(kensa, o) && strings.HasPrefix(o, head+" latency_outlier: ") {
-					d.ours, d.field, d.known = o, "flag detail", knownRatio
-					paired[o] = true
-					break
-				}
-			}
-		}
-		add(f, d)
 	}
 	for _, f := range ours {
-		if !slices.Contains(kensa, f) && !paired[f] {
+		if !slices.Contains(kensa, f) {
 			add(f, diff{side: "flags-" + side, field: "flag", kensa: "(none)", ours: f})
 		}
 	}
 	return out
 }
-
-var outlierRatio = regexp.MustCompile(` latency_outlier: .*, ([0-9.]+)x median$`)
-
-// nearThreshold says whether f is a latency_outlier at a ratio under 3.2.
-func nearThreshold(f string) bool {
-	m := outlierRatio.FindStringSubmatch(f)
-	if m == nil {
-		return false
-	}
-	var r float64
-	_, err := fmt.Sscan(m[1], &r)
-	return err == nil && r < 3.2
-}
-
-// knownRatio is a difference the default budget tolerates, by name: kensa stats takes the
-// median latency over the trace summaries' durations, rounded to 0.01 s (kensastats.analyze),
-// and prints the rounded duration; Kensa's analyzer uses the exact durations
-// (analyzer.analyze_traces). So a latency_outlier's duration or ratio text can differ in its
-// last digit, and a trace near 3× the median can be an outlier on one side only.
-const knownRatio = "latency_outlier: kensa stats rounds durations to 0.01 s before the median and the ratio (Kensa's analyzer: exact)"
 
 // compareStats compares Kensa's aggregate of a scenario with kensa stats'.
 func compareStats(k kensaAggregate, s *kensastats.Scenario, side string) []diff {

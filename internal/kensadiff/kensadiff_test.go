@@ -157,21 +157,13 @@ func report(t *testing.T, scenarios []*kensagen.Scenario, all []runOutcome) {
 	for _, s := range scenarios {
 		bySeed[s.Seed] = s
 	}
-	agree, tolerated := 0, 0
-	var knownOnly []uint64
+	agree := 0
 	causes := map[string][]uint64{}
 	examples := map[string]string{}
 	var failing []uint64
 	for _, o := range all {
 		if len(o.diffs) == 0 {
 			agree++
-			continue
-		}
-		if !*flagAll && onlyKnown(o.diffs) {
-			tolerated++
-			if !slices.Contains(knownOnly, o.seed) {
-				knownOnly = append(knownOnly, o.seed)
-			}
 			continue
 		}
 		if !slices.Contains(failing, o.seed) {
@@ -207,10 +199,6 @@ func report(t *testing.T, scenarios []*kensagen.Scenario, all []runOutcome) {
 			fmt.Printf("    %s: %s\n", n.feature, n.why)
 		}
 	}
-	if tolerated > 0 {
-		fmt.Printf("kensadiff: %d more runs differ only by a known difference the default budget tolerates (-kensadiff.all does not): %s; seeds %s\n",
-			tolerated, knownRatio, joinSeeds(knownOnly))
-	}
 	if len(failing) == 0 {
 		return
 	}
@@ -243,17 +231,7 @@ func report(t *testing.T, scenarios []*kensagen.Scenario, all []runOutcome) {
 		}
 	}
 	fmt.Print(b.String())
-	t.Errorf("%d of %d runs disagree with Kensa; rerun one with -kensadiff.seeds=N -kensadiff.all", len(all)-agree-tolerated, len(all))
-}
-
-// onlyKnown says whether every difference is a known one.
-func onlyKnown(diffs []diff) bool {
-	for _, d := range diffs {
-		if d.known == "" {
-			return false
-		}
-	}
-	return true
+	t.Errorf("%d of %d runs disagree with Kensa; rerun one with -kensadiff.seeds=N -kensadiff.all", len(all)-agree, len(all))
 }
 
 // seedRange is the lowest and the highest seed run.
