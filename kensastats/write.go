@@ -18,6 +18,14 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
+// tracedNote says, when only some runs carry a trace, that cost and duration are over those.
+func (s *Scenario) tracedNote() string {
+	if s.Traced == s.Runs {
+		return ""
+	}
+	return fmt.Sprintf(" (over the %d of %d runs with a trace)", s.Traced, s.Runs)
+}
+
 // WriteText writes one block per scenario.
 func (r *Report) WriteText(w io.Writer) error {
 	p := textout.New(w)
@@ -41,13 +49,22 @@ func (r *Report) WriteText(w io.Writer) error {
 			checks = append(checks, fmt.Sprintf("%s %s", c.Type, c.PassRate))
 		}
 		p.Line("  checks: %s", strings.Join(checks, ", "))
-		p.Line("  cost USD mean %s sd %s min %s max %s; duration s mean %s sd %s min %s max %s",
-			s.Cost.Mean, s.Cost.Stddev, s.Cost.Min, s.Cost.Max, s.Duration.Mean, s.Duration.Stddev, s.Duration.Min, s.Duration.Max)
+		switch {
+		case s.Traced == 0:
+			p.Line("  cost USD, duration s: none measured (no run has a trace: the agent emitted no spans)")
+		default:
+			p.Line("  cost USD mean %s sd %s min %s max %s; duration s mean %s sd %s min %s max %s%s",
+				s.Cost.Mean, s.Cost.Stddev, s.Cost.Min, s.Cost.Max, s.Duration.Mean, s.Duration.Stddev, s.Duration.Min, s.Duration.Max, s.tracedNote())
+		}
 		for _, f := range s.Flags {
 			p.Line("  flag %s %s: %s", f.Flag, f.RunID, f.Detail)
 		}
 		if d := s.Divergence; d != nil {
-			p.Line("  divergence (row %d): %s at call %d — passing %s, failing %s", d.Case, d.Kind, d.Index, d.PassingSide, d.FailingSide)
+			if d.Kind == "none" {
+				p.Line("  divergence (row %d): none (the evidence the checks read is the same in both runs)", d.Case)
+			} else {
+				p.Line("  divergence (row %d): %s%s — passing %s, failing %s", d.Case, d.Kind, d.Where(), d.PassingSide, d.FailingSide)
+			}
 		}
 	}
 	return p.Err()
@@ -138,7 +155,7 @@ h2{margin-top:2em}code{background:#f6f6f6;padding:1px 3px}
 {{range .Checks}}<tr><td>{{.Type}}</td><td>{{.PassRate}}</td><td>{{.Passes}} / {{.Total}}</td></tr>{{end}}</table>
 {{if .Flags}}<table><tr><th>run</th><th>flag</th><th>detail</th></tr>
 {{range .Flags}}<tr><td><code>{{.RunID}}</code></td><td>{{.Flag}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
-{{with .Divergence}}<p>First divergence in row {{.Case}}: <b>{{.Kind}}</b> at call {{.Index}} — passing <code>{{.PassingSide}}</code>, failing <code>{{.FailingSide}}</code>.</p>{{end}}
+{{with .Divergence}}<p>First divergence in row {{.Case}}: <b>{{.Kind}}</b>{{.Where}} — passing <code>{{.PassingSide}}</code>, failing <code>{{.FailingSide}}</code>.</p>{{end}}
 {{end}}
 </body></html>
 `))

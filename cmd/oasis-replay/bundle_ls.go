@@ -25,6 +25,9 @@ func bundleLsCommand() *cli.Command {
 				if c.Bool("json") {
 					return writeCanonical(c.App.Writer, bundleListJSON(infos))
 				}
+				if len(infos) == 0 {
+					noneYet(c, "bundles", "record or import one, or run oasis-replay demo")
+				}
 				// One write for the whole listing, not one per bundle.
 				w := bufio.NewWriter(c.App.Writer)
 				for _, b := range infos {

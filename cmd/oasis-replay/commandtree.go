@@ -16,7 +16,8 @@ import (
 //   - a command without subcommands checks its number of positional arguments against its
 //     ArgsUsage before it runs, and has no "help" subcommand, so that `replay help` replays the
 //     bundle tagged help;
-//   - its usage line names its required flags and its arguments (usageText).
+//   - its usage line names its required flags and its arguments (usageText), and a missing
+//     required flag is a bad-usage error naming every one missing (takeRequired).
 //
 // parent is the program's name and the names of the groups above cmds.
 func prepareCommands(parent string, cmds []*cli.Command) {
@@ -34,15 +35,75 @@ func prepareCommands(parent string, cmds []*cli.Command) {
 		}
 		c.UsageText = usageText(parent+" "+c.Name, c)
 		c.HideHelpCommand = true
+		needed := takeRequired(c)
 		if action := c.Action; action != nil {
 			c.Action = func(ctx *cli.Context) error {
 				if err := checkArgs(ctx); err != nil {
+					return err
+				}
+				if err := checkRequired(ctx, needed); err != nil {
 					return err
 				}
 				return action(ctx)
 			}
 		}
 	}
+}
+
+// takeRequired takes the Required mark off c's flags, marks their usage "(required)" instead
+// (as flags the commands check themselves are marked), and returns them, for checkRequired.
+// urfave/cli checks required flags itself, but on a miss it prints the help of whatever command
+// the first positional argument names (`bundle export demo` without -o printed demo's help),
+// on stdout, before its error. Only the flag types the commands mark Required are handled.
+func takeRequired(c *cli.Command) []cli.Flag {
+	var needed []cli.Flag
+	for _, f := range c.Flags {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			if f.Required {
+				f.Required, f.Usage = false, markRequired(f.Usage)
+				needed = append(needed, f)
+			}
+		case *cli.StringSliceFlag:
+			if f.Required {
+				f.Required, f.Usage = false, markRequired(f.Usage)
+				needed = append(needed, f)
+			}
+		}
+	}
+	return needed
+}
+
+func markRequired(usage string) string {
+	if strings.HasSuffix(usage, "(required)") {
+		return usage
+	}
+	return usage + " (required)"
+}
+
+// checkRequired reports, as one bad-usage error, every flag of needed the command line lacks.
+func checkRequired(ctx *cli.Context, needed []cli.Flag) error {
+	var missing []string
+	for _, f := range needed {
+		set := false
+		for _, n := range f.Names() {
+			set = set || ctx.IsSet(n)
+		}
+		if !set {
+			missing = append(missing, flagUsage(f))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return usageErrorf(ctx, "missing required %s %s (see --help)", plural(len(missing), "flag", "flags"), strings.Join(missing, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // usageText is the usage line of the command c, named name: its required flags, each with the
@@ -125,7 +186,9 @@ func runGroup(c *cli.Context) error {
 			names = append(names, sub.Name)
 		}
 	}
-	return usageErrorf(c, "unknown command %q: want one of %s (see --help)", c.Args().First(), strings.Join(names, ", "))
+	typed := c.Args().First()
+	return usageErrorf(c, "unknown command %q%s: want one of %s (see --help)", typed,
+		didYouMean(typed, commandNames(c.Command.Subcommands)), strings.Join(names, ", "))
 }
 
 // argCount is how many positional arguments an ArgsUsage admits.

@@ -77,7 +77,7 @@ func reportError(stderr io.Writer, err error) int {
 
 // usageError turns a flag-parsing failure into a bad-usage error naming the command.
 func usageError(c *cli.Context, err error, _ bool) error {
-	return usageErrorf(c, "%v (see --help)", err)
+	return usageErrorf(c, "%v%s (see --help)", err, flagSuggestion(c, err))
 }
 
 // usageErrorf reports a command line that cannot be run as written: a flag missing, or

@@ -93,18 +93,26 @@ func reportMatrix(c *cli.Context, s store.Store) (*evallib.MatrixSummary, error)
 	return evallib.LoadMatrix(c.Context, s, d)
 }
 
+// reportFileMode is the permission of the report files eval report writes, as os.Create
+// gives kensa stats --html under the usual umask.
+const reportFileMode = 0o644
+
 // writeReportFile writes a report through a temporary file renamed into place, so a failed
 // write never leaves half a report. It does not sync: a report is derived from the store and
 // written again at will, and an fsync of a report of thousands of cells costs more than
-// rendering it.
+// rendering it. The file is made readable by all (0644): a report is for sharing, and the
+// temporary file it starts as is private (0600), which a browser served by another user refused.
 func writeReportFile(name string, write func(w io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
+	err = tmp.Chmod(reportFileMode)
 	w := bufio.NewWriterSize(tmp, 1<<16)
-	err = write(w)
+	if err == nil {
+		err = write(w)
+	}
 	if err == nil {
 		err = w.Flush()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -61,12 +62,23 @@ func runEvalReviewLs(c *cli.Context) error {
 			}
 			return writeCanonical(c.App.Writer, list)
 		}
+		if len(items) == 0 {
+			noneYet(c, "review items"+stateWord(state), "eval matrix opens one for each cell whose shift exceeds its threshold")
+		}
 		for _, it := range items {
 			fmt.Fprintf(c.App.Writer, "%s  %-12s  %s / %s  shift %s > %s (%s)  matrix %s%s\n", it.Item, it.State,
 				it.Scenario, it.Variation, it.Shift, it.Threshold, it.RiskLevel, it.Matrix.Digest.Short(), byNote(it.EvalReview))
 		}
 		return nil
 	})
+}
+
+// stateWord is " in STATE" for a listing filtered by state, "" otherwise.
+func stateWord(state string) string {
+	if state == "" {
+		return ""
+	}
+	return " in state " + state
 }
 
 func byNote(r *store.EvalReview) string {
@@ -99,11 +111,22 @@ func reviewTransitionCommand(name, state, usage string) *cli.Command {
 		Usage:     usage,
 		ArgsUsage: "ITEM",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "note", Required: true, Usage: "what was found or done (`TEXT`)"},
-			&cli.StringFlag{Name: "by", Value: os.Getenv("USER"), Usage: "who makes the change (`NAME`; default $USER)"},
+			&cli.StringFlag{Name: "note", Usage: "what was found or done (`TEXT`) (required)"},
+			&cli.StringFlag{Name: "by", Value: os.Getenv("USER"), Usage: "who makes the change (`NAME`; default $USER) (required when $USER is unset)"},
 		},
 		Description: "Exit status: 0 changed; 2 bad usage, unknown item, or a change its state does not allow.",
 		Action: func(c *cli.Context) error {
+			// Both are checked here, together, so that one attempt names everything missing.
+			var missing []string
+			if c.String("note") == "" {
+				missing = append(missing, "--note TEXT")
+			}
+			if c.String("by") == "" {
+				missing = append(missing, "--by NAME ($USER is unset)")
+			}
+			if len(missing) > 0 {
+				return usageErrorf(c, "missing required %s %s (see --help)", plural(len(missing), "flag", "flags"), strings.Join(missing, ", "))
+			}
 			return withStore(c, readWrite, func(s store.Store) error {
 				it, err := evallib.Transition(c.Context, s, c.Args().First(), state, c.String("note"), c.String("by"))
 				if err != nil {

@@ -86,6 +86,9 @@ func evalScenarioLsCommand() *cli.Command {
 				if c.Bool("json") {
 					return writeCanonical(c.App.Writer, scenarioListJSON(list))
 				}
+				if len(list) == 0 {
+					noneYet(c, "scenarios", "eval scenario add FILE adds one")
+				}
 				for _, v := range list {
 					fmt.Fprintf(c.App.Writer, "%-28s v%-3d %-8s  %s\n", v.ID, v.Version, v.RiskLevel, v.Name)
 				}

@@ -39,6 +39,9 @@ func runKensaStats(c *cli.Context) error {
 			return err
 		}
 		rep := kensastats.Compute(runs, c.Args().Slice())
+		if len(runs) == 0 && !c.Bool("json") {
+			noneYet(c, "Kensa runs", "kensa run or kensa import records them")
+		}
 		if path := c.String("html"); path != "" {
 			f, err := os.Create(path)
 			if err != nil {

@@ -70,6 +70,9 @@ func profileLsCommand() *cli.Command {
 					}
 					return writeCanonical(c.App.Writer, out)
 				}
+				if len(list) == 0 {
+					noneYet(c, "profiles", "profile import DIR, or record a run, imports one")
+				}
 				for _, p := range list {
 					commit := p.SourceCommit
 					if commit == "" {

@@ -12,8 +12,9 @@ import (
 )
 
 // TestReadmeQuickTour runs the command lines of the README's quick tour as they are printed,
-// in order, on a store of their own: ../shared is the shared test data, a path under /tmp a
-// temporary directory. Each must exit 0, or the status its comment announces ("(exit 1)").
+// in order, on a store of their own: ../shared is the shared test data, a path under /tmp or
+// under $d (which the tour sets with d=$(mktemp -d)) a temporary directory. Each must exit 0,
+// or the status its comment announces ("(exit 1)").
 func TestReadmeQuickTour(t *testing.T) {
 	shared := sharedtest.Dir(t)
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
@@ -28,14 +29,19 @@ func TestReadmeQuickTour(t *testing.T) {
 	t.Chdir(work)
 	t.Setenv(storeEnvVar, filepath.Join(work, "store"))
 	for _, line := range lines {
+		if line.command == "d=$(mktemp -d)" {
+			continue // the test's working directory is a temporary one already
+		}
 		args := strings.Fields(line.command)
-		if args[0] != "oasis-replay" || strings.ContainsAny(line.command, `'"$*?|<>;&`) {
+		if args[0] != "oasis-replay" || strings.ContainsAny(strings.ReplaceAll(line.command, "$d/", ""), `'"$*?|<>;&`) {
 			t.Fatalf("%q: teach this test to run it (it runs plain oasis-replay command lines only)", line.command)
 		}
 		for i, a := range args {
 			if rest, ok := strings.CutPrefix(a, "../shared/"); ok {
 				args[i] = filepath.Join(shared, rest)
 			} else if rest, ok := strings.CutPrefix(a, "/tmp/"); ok {
+				args[i] = filepath.Join(work, rest)
+			} else if rest, ok := strings.CutPrefix(a, "$d/"); ok {
 				args[i] = filepath.Join(work, rest)
 			}
 		}
