@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -26,16 +27,31 @@ const MinSecretBytes = 32
 type Auth struct {
 	key    any
 	method string
+	// Refused, when set, is told of every refused request: its method, path and why, in
+	// words (RefusalReason) — never the token. The client still gets a bare 401.
+	Refused func(r *http.Request, reason string)
 }
 
 // NewHS256Auth verifies tokens signed with HS256 under secret (the content of a secret file,
-// surrounding whitespace removed).
+// HS256Secret: surrounding whitespace removed).
 func NewHS256Auth(secret []byte) (*Auth, error) {
-	secret = bytes.TrimSpace(secret)
-	if len(secret) < MinSecretBytes {
-		return nil, fmt.Errorf("%w: the HS256 secret has %d bytes, at least %d are needed", ErrAuthConfig, len(secret), MinSecretBytes)
+	key, err := HS256Secret(secret)
+	if err != nil {
+		return nil, err
 	}
-	return &Auth{key: secret, method: jwt.SigningMethodHS256.Alg()}, nil
+	return &Auth{key: key, method: jwt.SigningMethodHS256.Alg()}, nil
+}
+
+// HS256Secret is the HMAC key of a secret file's content: the content with surrounding
+// whitespace (a final newline from an editor or echo) removed, at least MinSecretBytes long.
+// The server verifies with it and `serve token` signs with it, so that both use the same
+// bytes; a token signed elsewhere must be signed with the trimmed bytes too.
+func HS256Secret(content []byte) ([]byte, error) {
+	secret := bytes.TrimSpace(content)
+	if len(secret) < MinSecretBytes {
+		return nil, fmt.Errorf("%w: the HS256 secret has %d bytes (surrounding whitespace removed), at least %d are needed", ErrAuthConfig, len(secret), MinSecretBytes)
+	}
+	return secret, nil
 }
 
 // NewEd25519Auth verifies tokens signed with EdDSA under the Ed25519 public key in pemData.
@@ -77,19 +93,61 @@ func (a *Auth) Verify(token string) (Claims, error) {
 
 // Require lets through requests with a valid bearer token; any other request gets 401 with an
 // empty body and nothing but the WWW-Authenticate challenge (RFC 6750 §3), whatever was wrong.
+// Why it was refused goes to Refused, for the server's operator only.
 func (a *Auth) Require(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		var claims Claims
-		var err error
-		if ok && strings.EqualFold(scheme, "Bearer") && token != "" {
-			claims, err = a.Verify(strings.TrimSpace(token))
-		}
-		if !ok || token == "" || err != nil || !strings.EqualFold(scheme, "Bearer") {
+		claims, reason := a.check(r.Header.Get("Authorization"))
+		if reason != "" {
+			if a.Refused != nil {
+				a.Refused(r, reason)
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="oasis-replay"`)
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims)))
 	})
+}
+
+// check verifies an Authorization header's bearer token; reason is "" when it is valid.
+func (a *Auth) check(header string) (claims Claims, reason string) {
+	if header == "" {
+		return Claims{}, "no Authorization header"
+	}
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return Claims{}, "the Authorization header is not Bearer TOKEN"
+	}
+	if token = strings.TrimSpace(token); token == "" {
+		return Claims{}, "an empty bearer token"
+	}
+	claims, err := a.Verify(token)
+	if err != nil {
+		return Claims{}, RefusalReason(err)
+	}
+	return claims, ""
+}
+
+// RefusalReason says in words why Verify refused a token, from golang-jwt's error classes:
+// never the token, nor anything read from it but its algorithm.
+func RefusalReason(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "a malformed token (not a JWT: three base64url parts, header.claims.signature)"
+	case errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "an unverifiable token (its signing algorithm is not the server's)"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid) && strings.Contains(err.Error(), "signing method"):
+		return "a token signed with another algorithm than the server's"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return "a bad signature (signed with another key; an HS256 secret file's surrounding whitespace is not part of the key)"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "a token without exp (an expiry is required)"
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "an expired token"
+	case errors.Is(err, jwt.ErrTokenNotValidYet):
+		return "a token not valid yet (nbf in the future)"
+	case errors.Is(err, jwt.ErrTokenInvalidClaims):
+		return "a token with invalid claims"
+	}
+	return "an invalid token"
 }
