@@ -49,7 +49,7 @@ func NewHS256Auth(secret []byte) (*Auth, error) {
 func HS256Secret(content []byte) ([]byte, error) {
 	secret := bytes.TrimSpace(content)
 	if len(secret) < MinSecretBytes {
-		return nil, fmt.Errorf("%w: the HS256 secret has %d bytes (surrounding whitespace removed), at least %d are needed", ErrAuthConfig, len(secret), MinSecretBytes)
+		return nil, fmt.Errorf("%w: the HS256 secret has %d bytes, at least %d are needed (surrounding whitespace is not part of it)", ErrAuthConfig, len(secret), MinSecretBytes)
 	}
 	return secret, nil
 }

@@ -129,14 +129,18 @@ func TestScripts(t *testing.T) {
 				ts.Check(ln.Close())
 				ts.Setenv(args[0], strconv.Itoa(port))
 			},
-			// http METHOD URL sends a request without a body and writes the status line's code
-			// and the body to stdout, for the servers the scripts start.
+			// http METHOD URL [TOKEN] sends a request without a body (with TOKEN as its bearer
+			// token) and writes the status line's code and the body to stdout, for the servers
+			// the scripts start.
 			"http": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 2 {
-					ts.Fatalf("usage: http METHOD URL")
+				if neg || len(args) < 2 || len(args) > 3 {
+					ts.Fatalf("usage: http METHOD URL [TOKEN]")
 				}
 				req, err := http.NewRequest(args[0], args[1], nil)
 				ts.Check(err)
+				if len(args) == 3 {
+					req.Header.Set("Authorization", "Bearer "+args[2])
+				}
 				resp, err := http.DefaultClient.Do(req)
 				ts.Check(err)
 				defer resp.Body.Close()

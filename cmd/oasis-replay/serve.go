@@ -9,6 +9,7 @@ func serveCommand() *cli.Command {
 		Description: groupExitStatus,
 		Subcommands: []*cli.Command{
 			serveAPICommand(),
+			serveTokenCommand(),
 			serveProviderCommand(),
 		},
 	}

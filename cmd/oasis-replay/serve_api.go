@@ -32,14 +32,17 @@ func serveAPICommand() *cli.Command {
 			"  GET  /eval/report, /eval/review             the HTML report and review queue\n\n" +
 			"Tokens are JWTs signed with HS256 under --jwt-secret-file (at least 32 bytes) or with EdDSA under\n" +
 			"the Ed25519 key of --jwt-public-key (PEM); exp is required, nbf enforced; a missing, expired or\n" +
-			"badly signed token gets 401 and nothing else. The store is opened for each request only, so\n" +
+			"badly signed token gets 401 and nothing else, and a line on stderr saying why (never the\n" +
+			"token). The secret file's surrounding whitespace is not part of the secret. serve token makes\n" +
+			"a token (serve token --jwt-secret-file FILE, or --jwt-private-key KEY with KEY.pub here).\n" +
+			"The store is opened for each request only, so\n" +
 			"other commands keep working. Errors are JSON: {\"error\": {\"code\", \"message\", \"field\"}}; a malformed\n" +
 			"body is a 400 whose field names the member. Numbers are JSON numbers; match rates are fractions\n" +
 			"from 0 to 1, not percentages.\n\n" +
 			"Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad usage, no key, or the address in use.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Required: true, Usage: "listen on `ADDR` (host:port; port 0 picks one)"},
-			&cli.StringFlag{Name: "jwt-secret-file", Usage: "verify HS256 tokens with the secret in `FILE`"},
+			&cli.StringFlag{Name: "jwt-secret-file", Usage: "verify HS256 tokens with the secret in `FILE` (surrounding whitespace removed)"},
 			&cli.StringFlag{Name: "jwt-public-key", Usage: "verify EdDSA tokens with the Ed25519 public key in `FILE` (PEM)"},
 			&cli.StringFlag{Name: "agent", Usage: "the agent POSTed matrices run (`CMD` or an http(s):// endpoint; without it they are refused)"},
 			&cli.StringFlag{Name: "agent-version", Usage: "a `LABEL` for the agent's version"},
@@ -60,6 +63,9 @@ func runServeAPI(c *cli.Context) error {
 	auth, err := serveAuth(c)
 	if err != nil {
 		return err
+	}
+	auth.Refused = func(r *http.Request, reason string) {
+		fmt.Fprintf(c.App.ErrWriter, "serve api: refused %s %s from %s: %s\n", r.Method, r.URL.Path, r.RemoteAddr, reason)
 	}
 	cfg, err := evalAPIConfig(c)
 	if err != nil {
