@@ -20,6 +20,10 @@ import (
 // ErrImport: a .kensa directory cannot be imported.
 var ErrImport = errclass.New(errclass.Input, "kensa: import")
 
+// ErrOutside: a file an import would read leads, through a symbolic link or its recorded path,
+// outside the directory being imported.
+var ErrOutside = errclass.New(errclass.Input, "kensa: outside the directory imported")
+
 // Imported is one sealed run of an import.
 type Imported struct {
 	Bundle   store.Digest `json:"bundle"`
@@ -452,10 +456,10 @@ func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i i
 	if !filepath.IsAbs(tp) {
 		tp = filepath.Join(base, filepath.FromSlash(tp))
 	}
-	data, err := readFile(tp)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := l.readTrace(tp)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrOutside) {
 		if moved := l.relocate(run.TracePath); moved != "" {
-			if data, err = readFile(moved); err == nil {
+			if data, err = l.readTrace(moved); err == nil {
 				l.plan.Relocated++
 			}
 		}
@@ -470,6 +474,33 @@ func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i i
 	}
 	r.Trace = data
 	return r, nil
+}
+
+// readTrace reads a trace only when it is inside the directory imported once symbolic links
+// are resolved: a trace_path or a link under traces/ that leads elsewhere (another project,
+// /etc/passwd) would seal a file the importer never meant to publish as evidence.
+func (l *loader) readTrace(p string) ([]byte, error) {
+	if err := inside(l.root, p); err != nil {
+		return nil, err
+	}
+	return readFile(p)
+}
+
+// inside returns nil when p, its symbolic links resolved, is within root, and an error naming
+// both paths when it is not.
+func inside(root, p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("%w: %s leads to %s, outside %s", ErrOutside, p, real, root)
+	}
+	return nil
 }
 
 // relocate is where, inside the directory imported, the trace Kensa recorded at recorded is

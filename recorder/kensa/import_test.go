@@ -129,3 +129,45 @@ func TestImportPartial(t *testing.T) {
 		t.Errorf("%d runs without their trace, want 1", errorRuns)
 	}
 }
+
+// A trace that leads outside the directory imported — a symbolic link under traces/, or a
+// trace_path naming another file — is never read, so never sealed as evidence: the run is
+// imported as an error run and the import names the file and where it leads.
+func TestImportRefusesTracesOutside(t *testing.T) {
+	src := sharedtest.Path(t, "fixtures", "kensa", ".kensa")
+	tmp := t.TempDir()
+	secret := filepath.Join(tmp, "secret.txt")
+	if err := os.WriteFile(secret, []byte("root:x:0:0:not evidence\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "project", ".kensa")
+	copyTree(t, src, dir)
+	traces, _ := filepath.Glob(filepath.Join(dir, "traces", "*.jsonl"))
+	if len(traces) == 0 {
+		t.Fatal("the fixture has no traces")
+	}
+	if err := os.Remove(traces[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, traces[0]); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlanImportAll(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Records {
+		if strings.Contains(string(r.Trace), "not evidence") {
+			t.Fatalf("run of %s: the file outside the directory was read as its trace", r.TracePath)
+		}
+	}
+	found := false
+	for _, pr := range p.Problems {
+		if filepath.Base(pr.File) == filepath.Base(traces[0]) && strings.Contains(pr.Error(), "outside") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no problem names the trace that leads outside: %v", p.Problems)
+	}
+}
