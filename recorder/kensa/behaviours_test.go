@@ -2,7 +2,6 @@ package kensa
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,20 +96,8 @@ func generateBehaviours(t *testing.T, tool, dir string) {
 	project := t.TempDir()
 	copyDir(t, filepath.Join(behaviours, ".kensa", "scenarios"), filepath.Join(project, ".kensa", "scenarios"))
 	copyFile(t, filepath.Join(behaviours, "dotenv"), filepath.Join(project, ".env"))
-	for _, args := range [][]string{{"run", "--timeout", "60"}, {"judge", "--format", "json"}} {
-		cmd := exec.Command(tool, args...)
-		cmd.Dir = project
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("real-kensa %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	for _, sub := range []string{"runs", "traces", "results"} {
-		dst := filepath.Join(dir, ".kensa", sub)
-		if err := os.RemoveAll(dst); err != nil {
-			t.Fatal(err)
-		}
-		copyDir(t, filepath.Join(project, ".kensa", sub), dst)
-	}
+	runRealKensa(t, tool, project)
+	keepKensaOutput(t, project, dir)
 }
 
 func copyFile(t *testing.T, src, dst string) {

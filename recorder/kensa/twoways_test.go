@@ -143,23 +143,35 @@ func generateWithKensa(t *testing.T, tool, dir string) {
 	project := t.TempDir()
 	copyDir(t, filepath.Join(twoWays, ".kensa", "scenarios"), filepath.Join(project, ".kensa", "scenarios"))
 	for range twoWaysRuns {
-		for _, args := range [][]string{{"run", "--timeout", "60"}, {"judge", "--format", "json"}} {
-			cmd := exec.Command(tool, args...)
-			cmd.Dir = project
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("real-kensa %s: %v\n%s", strings.Join(args, " "), err, out)
-			}
+		runRealKensa(t, tool, project)
+	}
+	keepKensaOutput(t, project, dir)
+	if dir != twoWays {
+		copyDir(t, filepath.Join(twoWays, ".kensa", "scenarios"), filepath.Join(dir, ".kensa", "scenarios"))
+	}
+}
+
+// runRealKensa runs real Kensa's kensa run, then kensa judge, in project.
+func runRealKensa(t *testing.T, tool, project string) {
+	t.Helper()
+	for _, args := range [][]string{{"run", "--timeout", "60"}, {"judge", "--format", "json"}} {
+		cmd := exec.Command(tool, args...)
+		cmd.Dir = project
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("real-kensa %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+}
+
+// keepKensaOutput replaces the runs, traces and results of dir's .kensa with project's.
+func keepKensaOutput(t *testing.T, project, dir string) {
+	t.Helper()
 	for _, sub := range []string{"runs", "traces", "results"} {
 		dst := filepath.Join(dir, ".kensa", sub)
 		if err := os.RemoveAll(dst); err != nil {
 			t.Fatal(err)
 		}
 		copyDir(t, filepath.Join(project, ".kensa", sub), dst)
-	}
-	if dir != twoWays {
-		copyDir(t, filepath.Join(twoWays, ".kensa", "scenarios"), filepath.Join(dir, ".kensa", "scenarios"))
 	}
 }
 
