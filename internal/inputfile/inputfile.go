@@ -101,13 +101,14 @@ func checked(ctx context.Context, path string, f *os.File) (*Reader, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Reader{File: f, ctx: ctx}, nil
+	return &Reader{File: f, ctx: ctx, path: path}, nil
 }
 
 // Reader is an open input file whose reads fail with the context's error once it is done.
 type Reader struct {
 	*os.File
-	ctx context.Context
+	ctx  context.Context
+	path string // as the caller named it, for messages
 }
 
 // Read implements io.Reader.
@@ -128,6 +129,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 type Root struct {
 	root *os.Root
 	ctx  context.Context
+	dir  string
 }
 
 // OpenRoot opens the directory dir.
@@ -139,7 +141,7 @@ func OpenRoot(ctx context.Context, dir string) (*Root, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Root{root: r, ctx: ctx}, nil
+	return &Root{root: r, ctx: ctx, dir: dir}, nil
 }
 
 // Close releases the directory.
