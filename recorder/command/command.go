@@ -145,12 +145,22 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	return res, finish(res, stdout, stderr)
 }
 
-// supervise waits for cmd, killing its process group when the timeout passes or ctx ends.
+// supervise waits for cmd and ends its process group however the run ends: when the timeout
+// passes, when ctx ends, and when the command exits on its own, so that no background child
+// of the agent outlives the run (a child left running would go on spending, writing and
+// holding the pipes after the run was recorded).
 func supervise(ctx context.Context, cmd *exec.Cmd, spec Spec) (timedOut, cancelled bool) {
 	done := make(chan struct{})
 	go func() {
 		_ = cmd.Wait() // the exit status is read from ProcessState
 		close(done)
+	}()
+	// exited is closed as soon as the leader exits, before it is reaped: cmd.Wait also waits for
+	// the pipes, which a background child holds open until the group is ended.
+	exited := make(chan struct{})
+	go func() {
+		waitExited(cmd.Process.Pid, done)
+		close(exited)
 	}()
 	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
@@ -159,8 +169,7 @@ func supervise(ctx context.Context, cmd *exec.Cmd, spec Spec) (timedOut, cancell
 		timeout = t.C
 	}
 	select {
-	case <-done:
-		return false, false
+	case <-exited:
 	case <-timeout:
 		timedOut = true
 	case <-ctx.Done():
@@ -171,7 +180,9 @@ func supervise(ctx context.Context, cmd *exec.Cmd, spec Spec) (timedOut, cancell
 }
 
 // stopGroup sends SIGTERM to the process group, then SIGKILL if it is still there after grace,
-// and waits for the leader to be reaped.
+// and waits for the leader to be reaped. The leader's pid names the group for as long as any
+// member lives (even the leader as a zombie, which cmd.Wait reaps), so the signals cannot reach
+// another program's group; an empty group makes them fail with ESRCH, which is ignored.
 func stopGroup(pid int, grace time.Duration, done <-chan struct{}) {
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
 	t := time.NewTimer(grace)

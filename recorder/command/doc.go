@@ -5,9 +5,12 @@
 //
 // # Process lifetime
 //
-// The command runs in a process group of its own. When the timeout passes or the context is
-// cancelled (SIGINT or SIGTERM reaching the CLI), the whole group gets SIGTERM, then SIGKILL after
-// Spec.Grace, so an agent's children cannot outlive the run or hold its pipes open. Run returns
+// The command runs in a process group of its own, and the whole group is ended when the run
+// ends, however it ends: when the command exits on its own (zero or not), when the timeout
+// passes, or when the context is cancelled (SIGINT or SIGTERM reaching the CLI). The group gets
+// SIGTERM, then SIGKILL after Spec.Grace, so an agent's background children cannot outlive the
+// run or hold its pipes open. On Linux the leader's exit is seen at once (waitid with WNOWAIT),
+// so a child holding the pipes does not delay the run's end by the grace period. Run returns
 // only after the process has been reaped and both streams are closed.
 //
 // # What is recorded
