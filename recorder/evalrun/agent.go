@@ -165,6 +165,8 @@ type commandAgent struct {
 	argv    []string
 	version string
 	limits  Limits
+	// patterns are the --agent-files patterns naming the agent's files (agentfiles.go).
+	patterns []string
 }
 
 func (a *commandAgent) Endpoint() store.EvalAgent {
@@ -257,11 +259,12 @@ func hashFile(path string) (Spooled, error) {
 }
 
 type httpAgent struct {
-	url     string
-	host    string
-	version string
-	limits  Limits
-	client  *http.Client
+	url      string
+	host     string
+	version  string
+	limits   Limits
+	client   *http.Client
+	patterns []string // --agent-files (agentfiles.go)
 }
 
 func (a *httpAgent) Endpoint() store.EvalAgent {
