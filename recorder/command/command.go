@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/freespace"
 )
 
 // ErrSpool: the output of a command could not be captured (the spool directory is unusable).
@@ -48,6 +49,9 @@ type Spec struct {
 	// SpoolDir then, under a name of its own (stdout-*, stderr-*), so runs may share SpoolDir.
 	// Zero spools every stream to SpoolDir/stdout and SpoolDir/stderr.
 	InMemory int64
+	// Space admits every byte written to SpoolDir; nil measures SpoolDir's file system, so a
+	// captured stream stops before it takes the free space the store keeps (freespace.Margin).
+	Space *freespace.Guard
 }
 
 // Output is one captured stream.
@@ -110,6 +114,9 @@ func (r *Result) Describe() string {
 func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
 		return nil, fmt.Errorf("command: empty argv")
+	}
+	if spec.Space == nil {
+		spec.Space = freespace.New(spec.SpoolDir, nil)
 	}
 	stdout, err := newCapture(spec, "stdout")
 	if err != nil {
@@ -249,6 +256,7 @@ type capture struct {
 	memMax    int64
 	mem       []byte
 	f         *os.File
+	space     *freespace.Guard
 	h         hash.Hash
 	max       int64
 	kept      int64
@@ -259,7 +267,7 @@ type capture struct {
 // newCapture prepares the capture of one stream. Without an in-memory allowance its file is
 // created at once, so an unusable spool directory is reported before the command starts.
 func newCapture(spec Spec, name string) (*capture, error) {
-	c := &capture{dir: spec.SpoolDir, name: name, memMax: spec.InMemory, h: sha256.New(), max: spec.maxOutput()}
+	c := &capture{dir: spec.SpoolDir, name: name, memMax: spec.InMemory, h: sha256.New(), max: spec.maxOutput(), space: spec.Space}
 	if c.memMax <= 0 {
 		if err := c.spill(); err != nil {
 			return nil, err
@@ -278,6 +286,9 @@ func (c *capture) spill() error {
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrSpool, err)
+	}
+	if err := c.space.Admit(int64(len(c.mem))); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrSpool, c.f.Name(), err)
 	}
 	if _, err := c.f.Write(c.mem); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrSpool, c.f.Name(), err)
@@ -304,6 +315,9 @@ func (c *capture) Write(p []byte) (int, error) {
 	}
 	if c.f == nil {
 		c.mem = append(c.mem, keep...)
+	} else if err := c.space.Admit(int64(len(keep))); err != nil {
+		c.err = err
+		return len(p), nil
 	} else if _, err := c.f.Write(keep); err != nil {
 		c.err = err
 		return len(p), nil
