@@ -31,6 +31,8 @@ func replayRun(b *replay.KensaBundle) (Run, error) {
 		passed := r.Judge.Passed
 		run.Judged = &passed
 	}
+	run.Reason, run.Definition = Reason(b.Exit, r), b.Manifest.DefinitionTree
+	run.Time, _ = recordedTime(b.Manifest)
 	if r.Trace != nil {
 		run.HasTrace, run.Cost, run.Duration = true, r.Trace.CostUSD, r.Trace.DurationSeconds
 	}

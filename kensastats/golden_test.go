@@ -15,10 +15,16 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 const twoWays = "../recorder/kensa/testdata/twoways"
 
 // The report over real Kensa's runs of the scripted agent, in text, JSON and HTML, is the one
-// in testdata, byte for byte (go test -update rewrites it).
+// in testdata, byte for byte (go test -update rewrites it). Each scenario's part of the JSON
+// is what it was before kensa stats stated its selection: the selection is a member of its
+// own, after "scenarios".
 func TestReportGolden(t *testing.T) {
-	runs := importAndGather(t, twoWays)
-	rep := Compute(runs, nil)
+	// As kensa stats makes it: over the runs selected (every run here), the selection stated.
+	runs, sel, err := GatherSelected(t.Context(), importStore(t, twoWays), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := ComputeSelected(runs, sel)
 	for name, write := range map[string]func(*bytes.Buffer) error{
 		"stats.txt":  func(b *bytes.Buffer) error { return rep.WriteText(b) },
 		"stats.json": func(b *bytes.Buffer) error { return rep.WriteJSON(b) },

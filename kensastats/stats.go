@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"time"
 
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
@@ -30,11 +31,19 @@ type Run struct {
 	// Reproduced is false when two evaluations of the run gave different verdicts.
 	Reproduced bool
 	Verdict    store.Digest
+	// Reason is the first cause of the run's not passing (see Reason), "" when it passed.
+	Reason string
+	// Definition is the scenario's definition tree; Time when the run was recorded (zero when
+	// its recorder wrote no time): they choose the latest definition (see GatherSelected).
+	Definition store.Digest
+	Time       time.Time
 }
 
 // Report is the JSON of kensa stats.
 type Report struct {
 	Scenarios []*Scenario `json:"scenarios"`
+	// Selection says which runs were counted (kensa stats); nil for a report over runs given.
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Scenario is one scenario's statistics.
@@ -60,6 +69,9 @@ type Scenario struct {
 	Duration   Spread      `json:"duration"`
 	Flags      []Flag      `json:"flags"`
 	Divergence *Divergence `json:"divergence"`
+	// Listed are the scenario's runs in the report's order; the JSON lists them once, in the
+	// selection.
+	Listed []Listed `json:"-"`
 }
 
 // Case is one dataset row's (or the scenario's only case's) runs.
@@ -183,6 +195,8 @@ func scenario(id string, runs []Run, flags map[store.Digest][]Flag) *Scenario {
 			s.EvaluatorVariance++
 		}
 		s.Flags = append(s.Flags, flags[r.Bundle]...)
+		s.Listed = append(s.Listed, Listed{Bundle: r.Bundle, RunID: r.RunID, Scenario: r.Scenario, Case: r.Case,
+			Definition: r.Definition, Status: r.Status, Reason: r.Reason})
 	}
 	rate := float64(passes) / float64(len(runs))
 	s.PassRate = fixed4(pyvalue.Round(rate, 4))

@@ -29,6 +29,12 @@ func (s *Scenario) tracedNote() string {
 // WriteText writes one block per scenario.
 func (r *Report) WriteText(w io.Writer) error {
 	p := textout.New(w)
+	if sel := r.Selection; sel != nil {
+		p.Line("%s", sel.Summary())
+		for _, line := range sel.notCounted() {
+			p.Line("  %s", line)
+		}
+	}
 	for _, s := range r.Scenarios {
 		p.Line("%s: %d runs, pass rate %s (95%% Wilson %s–%s)", s.ID, s.Runs, s.PassRate, s.Wilson95[0], s.Wilson95[1])
 		p.Line("  pass^k estimated (pass rate^k): %s; observed (k runs of one case all passing): %s", s.estimatedPassK(), s.observedPassK())
@@ -65,6 +71,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			} else {
 				p.Line("  divergence (row %d): %s%s — passing %s, failing %s", d.Case, d.Kind, d.Where(), d.PassingSide, d.FailingSide)
 			}
+		}
+		for _, l := range s.Listed {
+			p.Line("  run %s", l.column())
 		}
 	}
 	return p.Err()
@@ -122,6 +131,7 @@ var page = template.Must(template.New("stats").Funcs(template.FuncMap{
 	},
 	"yesNo":     yesNo,
 	"estimated": (*Scenario).estimatedPassK,
+	"label":     Listed.label,
 	"observed":  (*Scenario).observedPassK,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Kensa variance report</title>
@@ -133,6 +143,7 @@ h2{margin-top:2em}code{background:#f6f6f6;padding:1px 3px}
 </style></head><body>
 <h1>Kensa variance report</h1>
 <p>Pass rates with 95% Wilson intervals. Every run was replayed twice: an evaluator variance of 0 means all variance is the agent's.</p>
+{{with .Selection}}<p>{{.Summary}}</p>{{with .NotCounted}}<ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{range .Scenarios}}
 <h2>{{.ID}}</h2>
 <svg width="340" height="40" role="img" aria-label="pass rate {{pct .PassRate}}%">
@@ -155,6 +166,8 @@ h2{margin-top:2em}code{background:#f6f6f6;padding:1px 3px}
 {{range .Checks}}<tr><td>{{.Type}}</td><td>{{.PassRate}}</td><td>{{.Passes}} / {{.Total}}</td></tr>{{end}}</table>
 {{if .Flags}}<table><tr><th>run</th><th>flag</th><th>detail</th></tr>
 {{range .Flags}}<tr><td><code>{{.RunID}}</code></td><td>{{.Flag}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+<table><tr><th>run</th><th>bundle</th><th>status</th><th>reason</th></tr>
+{{range .Listed}}<tr><td><code>{{label .}}</code></td><td><code>{{.Bundle.Short}}</code></td><td>{{.Status}}</td><td>{{.Reason}}</td></tr>{{end}}</table>
 {{with .Divergence}}<p>First divergence in row {{.Case}}: <b>{{.Kind}}</b>{{.Where}} — passing <code>{{.PassingSide}}</code>, failing <code>{{.FailingSide}}</code>.</p>{{end}}
 {{end}}
 </body></html>

@@ -24,6 +24,9 @@ type KensaBundle struct {
 	// Definition is the scenario's definition tree as a receipt names it: the tree object's
 	// kind, the scenario id, the definition's version and its digest.
 	Definition attest.Definition
+	// Exit is how the agent's process ended, as recorded: whether it timed out or was killed by
+	// a signal is said there only (Kensa's result says "exited with code -1"). Never evaluated.
+	Exit store.KensaExit
 }
 
 // KensaResult is the evaluation of a Kensa bundle, with its receipt.
@@ -144,7 +147,7 @@ func (r *KensaReader) loadRun(ctx context.Context, d store.Digest, m *store.Kens
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
 	ev.Digest = m.Evidence
-	return &KensaBundle{Digest: d, Manifest: m, Evidence: ev, Definition: def.definition}, nil
+	return &KensaBundle{Digest: d, Manifest: m, Evidence: ev, Definition: def.definition, Exit: l.exit}, nil
 }
 
 // KensaClaimed reads the result Kensa recorded for the run m (an imported run), nil when it
@@ -372,6 +375,8 @@ func RepeatKensa(ctx context.Context, s BlobReader, d store.Digest, runs int) (*
 type kensaLoader struct {
 	ctx context.Context
 	r   *KensaReader
+	// exit is the exit the evidence records, once read.
+	exit store.KensaExit
 }
 
 // maxEvidenceBlob bounds what replay reads into memory from one blob.
@@ -480,6 +485,7 @@ func (l *kensaLoader) evidence(run *store.KensaRun, eb []byte, readErr error) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	l.exit = m.Exit
 	def, err := l.definition(m.Definition)
 	if err != nil {
 		return nil, nil, err
