@@ -27,13 +27,19 @@ func evalMatrixCommand() *cli.Command {
 			"shift magnitude, noise floor, flag per cell) is stored with its receipt, every flagged cell\n" +
 			"gets an open review item, and the cells are compared with the previous matrix of the same\n" +
 			"scenarios. `oasis-replay replay MATRIX` re-derives every number from the bundles.\n\n" +
+			"--shard I/N (or --shards N with JOB_COMPLETION_INDEX) runs only the runs whose key,\n" +
+			"\"<cell key hex>/<run number>\", hashes into shard I of N, reusing recorded ones, and does not\n" +
+			"seal the matrix; --push REMOTE pushes the shard's runs with their receipts. --from REMOTE\n" +
+			"first pulls the runs REMOTE holds so that they are reused: eval matrix --from REMOTE --push\n" +
+			"REMOTE, unsharded, seals and pushes the matrix of the shards' runs without running the agent\n" +
+			"again, and a shard retried with --from re-runs nothing already pushed.\n\n" +
 			"Exit status: 0 sealed, nothing flagged, no regression; 1 sealed with flagged cells or\n" +
 			"regressions against the previous matrix; 2 bad usage, unknown scenario or variation, unusable\n" +
 			"agent, or interrupted (the finished runs are kept: run it again to finish).",
-		Flags: append(evalAgentFlags(),
+		Flags: append(append(evalAgentFlags(),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "`P` runs at once"},
 			&cli.StringSliceFlag{Name: "variation", Usage: "a variation `ID` to include (repeatable; default: all)"},
-		),
+		), evalMatrixShardFlags()...),
 		Action: runEvalMatrix,
 	}
 }
@@ -48,8 +54,14 @@ func runEvalMatrix(c *cli.Context) error {
 	}
 	opts := evallib.PlanOptions{Scenarios: c.Args().Slice(), Variations: c.StringSlice("variation"), Baseline: true,
 		Runs: c.Int("runs"), Rerun: c.Bool("rerun")}
+	if err := pullEvalRuns(c); err != nil {
+		return err
+	}
 	plan, err := e.plan(c, opts)
 	if err != nil {
+		return err
+	}
+	if done, err := runEvalMatrixShard(c, plan); done {
 		return err
 	}
 	progress := newCellProgress(c.App.ErrWriter, plan)
@@ -57,6 +69,9 @@ func runEvalMatrix(c *cli.Context) error {
 		Recorder: recorderInfo("eval matrix"), Open: storeOpener(c), Progress: progress, SpoolDir: c.String("spool-dir")}, e.thresholds)
 	progress.finish()
 	if err != nil {
+		return err
+	}
+	if err := pushMatrix(c, res.Bundle); err != nil {
 		return err
 	}
 	report := evallib.NewReport(&evallib.MatrixSummary{Bundle: res.Bundle, Manifest: res.Manifest, Verdict: res.Verdict}, res.Previous)

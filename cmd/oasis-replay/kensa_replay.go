@@ -26,6 +26,11 @@ func kensaReplayCommand() *cli.Command {
 			"bytes, big-endian, modulo N): N processes with I = 0…N-1 replay every run once, and the\n" +
 			"union of their lines, in digest order, is the unsharded output. --shards N takes I from\n" +
 			"JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it.\n\n" +
+			"--from REMOTE first pulls into the store the bundles REMOTE names whose digest is in the shard\n" +
+			"(all of them without --shard), with their receipts: a pod starting from an empty store replays\n" +
+			"its share of what the runs' recorders pushed. --push REMOTE then pushes the shard's runs with\n" +
+			"their receipts (only what REMOTE lacks: a retried shard uploads nothing new); kensa stats\n" +
+			"--from REMOTE reports on the union.\n\n" +
 			"Exit status: 0 every verdict was derived (whatever it is); 1 the store's content does not match\n" +
 			"its digests; 2 bad usage or unreadable evidence.",
 		Flags: []cli.Flag{
@@ -33,6 +38,9 @@ func kensaReplayCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-store", Usage: "do not store verdicts and receipts (the store is opened read-only)"},
 			&cli.StringFlag{Name: "shard", Usage: "replay only shard `I/N` of the runs (0 ≤ I < N), partitioned by bundle digest"},
 			&cli.IntFlag{Name: "shards", Usage: "replay shard $JOB_COMPLETION_INDEX of `N` (a Kubernetes Indexed Job's pods)"},
+			&cli.StringFlag{Name: "from", Usage: "first pull the shard's bundles and receipts from `REMOTE` into the store"},
+			&cli.StringFlag{Name: "push", Usage: "then push the shard's runs and their receipts to `REMOTE`"},
+			plainHTTPFlag(),
 		},
 		Action: runKensaReplay,
 	}
@@ -44,7 +52,18 @@ func runKensaReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPushable(c); err != nil {
+		return err
+	}
+	if c.String("from") != "" && noStore {
+		return usageErrorf(c, "--from pulls into the store, which --no-store opens read-only")
+	}
 	return withStore(c, accessFor(noStore), func(s store.Store) error {
+		if from := c.String("from"); from != "" {
+			if _, err := pullShard(c, s, from, sh); err != nil {
+				return err
+			}
+		}
 		var keep func(store.Digest) bool
 		if !sh.Whole() {
 			keep = func(d store.Digest) bool { return sh.Has(d[:]) }
@@ -57,6 +76,9 @@ func runKensaReplay(c *cli.Context) error {
 			if err := replay.SaveAllKensa(c.Context, s, runs); err != nil {
 				return err
 			}
+		}
+		if err := pushDerived(c, s, replayedBundles(runs)); err != nil {
+			return err
 		}
 		if c.Bool("json") {
 			if runs == nil {
@@ -103,4 +125,13 @@ func shardFlags(c *cli.Context) (shard.Shard, error) {
 		return sh, nil
 	}
 	return shard.Shard{}, nil
+}
+
+// replayedBundles lists the bundles of the runs replayed, in their order (digest order).
+func replayedBundles(runs []replay.KensaReplayed) []store.Digest {
+	out := make([]store.Digest, len(runs))
+	for i, r := range runs {
+		out[i] = r.Bundle
+	}
+	return out
 }

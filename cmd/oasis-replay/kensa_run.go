@@ -38,12 +38,16 @@ func kensaRunCommand() *cli.Command {
 			"judge prompt on its stdin, its answer (Kensa's JSON verdict) on its stdout; both are recorded.\n" +
 			"Without it, criteria are recorded as pending, never as passed.\n\n" +
 			"Each sealed run is listed with the status replay derives from its bundle (the recorded\n" +
-			"judgement included).\n\n" +
+			"judgement included).\n\n" + kensaRunOutputHelp + "\n\n" +
 			"Exit status: 0 every run passed (criteria may be pending); 1 a run failed (a check, or the\n" +
 			"judge's verdict fail or uncertain); 2 a run ended in error (the agent did not start, crashed,\n" +
 			"timed out or sent no spans, the judge command failed), bad usage, invalid scenarios, or a run\n" +
-			"that could not be recorded.",
-		Flags: []cli.Flag{
+			"that could not be recorded.\n\n" +
+			"--shard I/N runs only the runs whose key, \"<scenario id>/<dataset row, 0 if none>/<repeat>\",\n" +
+			"hashes into shard I of N (--shards N takes I from JOB_COMPLETION_INDEX); give every shard the\n" +
+			"same --run-id. --push REMOTE then pushes the runs sealed (kensa stats --from REMOTE reports\n" +
+			"on the union).",
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "runs", Value: 1, Usage: "run each scenario (each dataset row) `N` times"},
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "run up to `P` agents at once"},
 			&cli.DurationFlag{Name: "timeout", Value: 300 * time.Second, Usage: "kill a run after `D` (5s, 2m)"},
@@ -54,7 +58,7 @@ func kensaRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "run-id", Usage: "run id recorded in each bundle (default: one made from the start time)"},
 			&cli.StringFlag{Name: "spool", Usage: "spool directory (default: a temporary directory, removed when done)"},
 			&cli.BoolFlag{Name: "strict", Usage: "refuse scenarios with what Kensa only tolerates (unknown params, …)"},
-		},
+		}, append(shardFlagList(kensaRunShardKey), pushFlagList("the runs sealed")...)...),
 		Action: runKensaRun,
 	}
 }
@@ -74,6 +78,9 @@ func runKensaRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if jobs, err = shardKensaJobs(c, jobs); err != nil {
+		return err
+	}
 	spool := c.String("spool")
 	if spool == "" {
 		if spool, err = os.MkdirTemp("", "oasis-replay-kensa-"); err != nil {
@@ -89,8 +96,12 @@ func runKensaRun(c *cli.Context) error {
 		tag = func(rec *rkensa.Record) []string { return []string{rkensa.ScenarioTag(opts.Tag, rec)} }
 	}
 	status := newRunStatus(c.App.Writer, c.App.ErrWriter, len(jobs))
-	sum, err := rkensa.RunJobs(c.Context, jobs, opts, c.Int("parallel"), spool, open, tag, status)
+	sealed := &sealedRuns{Events: status}
+	sum, err := rkensa.RunJobs(c.Context, jobs, opts, c.Int("parallel"), spool, open, tag, sealed)
 	status.finish(sum)
+	if err == nil {
+		err = sealed.push(c)
+	}
 	switch {
 	case err != nil:
 		return err
@@ -187,7 +198,7 @@ func (s *runStatus) Sealed(rec *rkensa.Record, d store.Digest) {
 	if rec.Case > 0 {
 		what = fmt.Sprintf("row %d %s", rec.Case, rec.Status)
 	}
-	fmt.Fprintf(s.out, "%s  %s  %s\n", d, rec.Definition.Scenario.ID, what)
+	fmt.Fprintf(s.out, "%s  %s  %s%s\n", d, rec.Definition.Scenario.ID, what, reasonColumn(rec))
 	s.draw()
 }
 

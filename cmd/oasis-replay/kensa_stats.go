@@ -5,7 +5,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/oasis-replay/oasis-replay/kensastats"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -21,25 +20,27 @@ func kensaStatsCommand() *cli.Command {
 			"pass rate strictly between 0.2 and 0.8), per-row results, per-check pass rates, cost and\n" +
 			"duration mean/sd/min/max, Kensa's anomaly flags, and for a flaky row the first point where a\n" +
 			"passing and a failing run's evidence diverge. Numbers are Kensa's where Kensa has them.\n\n" +
-			"--json prints the report as JSON; --html FILE also writes a self-contained HTML report.\n\n" +
+			"--json prints the report as JSON; --html FILE also writes a self-contained HTML report.\n" +
+			"--from REMOTE reports on every run REMOTE holds instead (the union of what sharded kensa\n" +
+			"replay --push or kensa run --push sent), pulled into a temporary store: the --json report\n" +
+			"is byte for byte the one of a store holding those runs.\n\n" + kensaStatsSelectHelp + "\n\n" +
 			"Exit status: 0 the report was made; 1 a replay gave two different verdicts; 2 bad usage or\n" +
 			"unreadable evidence.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report to `FILE`"},
-		},
+		}, append(kensaStatsSelectFlags(), fromFlagList()...)...),
 		Action: runKensaStats,
 	}
 }
 
 func runKensaStats(c *cli.Context) error {
-	return withStore(c, readOnly, func(s store.Store) error {
-		runs, err := kensastats.Gather(c.Context, s)
+	return withReportStore(c, readOnly, func(s store.Store) error {
+		rep, err := kensaStatsReport(c, s)
 		if err != nil {
 			return err
 		}
-		rep := kensastats.Compute(runs, c.Args().Slice())
-		if len(runs) == 0 && !c.Bool("json") {
+		if rep.Selection.Recorded == 0 && !c.Bool("json") {
 			noneYet(c, "Kensa runs", "kensa run or kensa import records them")
 		}
 		if path := c.String("html"); path != "" {
