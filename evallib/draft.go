@@ -52,6 +52,8 @@ type Invocation struct {
 	shape   string
 	input   string
 	output  string
+	// run is the index of the store run the span came from (DraftFromStore), -1 for a file's.
+	run int
 }
 
 // Invocations reads the skill.invoke spans among spans, in time order (then trace and span id,
@@ -66,7 +68,7 @@ func Invocations(spans []otlp.Span) []Invocation {
 			continue
 		}
 		inv := Invocation{Skill: firstText(s, skillNameAttrs, "unnamed skill"), End: max(s.End, s.Start),
-			TraceID: s.TraceID, SpanID: s.SpanID, OK: s.Status.Code != otlp.StatusError}
+			TraceID: s.TraceID, SpanID: s.SpanID, OK: s.Status.Code != otlp.StatusError, run: -1}
 		if outcome, ok := s.AttrString(skillOutcomeAttr); ok && (outcome == "failure" || outcome == "error") {
 			inv.OK = false
 		}
@@ -83,10 +85,16 @@ func Invocations(spans []otlp.Span) []Invocation {
 		inv.input = identity(inv.Input)
 		out = append(out, inv)
 	}
+	return sortInvocations(out)
+}
+
+// sortInvocations puts invocations in Invocations' order and keeps the first of those with
+// the same trace and span id.
+func sortInvocations(out []Invocation) []Invocation {
 	slices.SortFunc(out, func(a, b Invocation) int {
 		return cmp.Or(cmp.Compare(a.End, b.End), strings.Compare(a.TraceID, b.TraceID), strings.Compare(a.SpanID, b.SpanID),
 			strings.Compare(a.shape, b.shape), strings.Compare(a.input, b.input), strings.Compare(a.output, b.output),
-			cmp.Compare(b2i(a.OK), b2i(b.OK)), strings.Compare(a.Device, b.Device))
+			cmp.Compare(b2i(a.OK), b2i(b.OK)), strings.Compare(a.Device, b.Device), cmp.Compare(a.run, b.run))
 	})
 	seen := map[[2]string]bool{}
 	return slices.DeleteFunc(out, func(inv Invocation) bool {
@@ -249,6 +257,8 @@ type DraftSet struct {
 	From   string  `json:"from,omitempty"`
 	To     string  `json:"to,omitempty"`
 	Drafts []Draft `json:"drafts"`
+	// Skipped names the store runs left out (DraftFromStore), and why; empty for files.
+	Skipped []SkippedRun `json:"skipped"`
 }
 
 // DraftScenarios drafts scenarios from skill.invoke invocations: recurring patterns (a skill
@@ -260,7 +270,7 @@ type DraftSet struct {
 // from telemetry").
 func DraftScenarios(all []Invocation, opts DraftOptions) (*DraftSet, error) {
 	invs := window(all, opts)
-	set := &DraftSet{Note: DraftNote, Spans: len(invs), Drafts: []Draft{}}
+	set := &DraftSet{Note: DraftNote, Spans: len(invs), Drafts: []Draft{}, Skipped: []SkippedRun{}}
 	if len(invs) == 0 {
 		return set, nil
 	}
@@ -449,7 +459,7 @@ func newDraft(pattern string, inv *Invocation, conf evalmetric.Ratio, evidence [
 	b = append(b, '}')
 	s, err := evalfmt.ParseScenario("draft.json", b)
 	if err != nil {
-		return Draft{}, fmt.Errorf("evallib: draft from span %s of trace %s: %w", inv.SpanID, inv.TraceID, err)
+		return Draft{}, &draftError{run: inv.run, err: fmt.Errorf("evallib: draft from span %s of trace %s: %w", inv.SpanID, inv.TraceID, err)}
 	}
 	d := Draft{Pattern: pattern, Confidence: conf.Rounded(), Scenario: s, Document: string(s.Canonical), Invocations: len(evidence), Why: why}
 	for _, e := range evidence {
@@ -459,6 +469,16 @@ func newDraft(pattern string, inv *Invocation, conf evalmetric.Ratio, evidence [
 	}
 	return d, nil
 }
+
+// draftError is a draft that is no valid scenario, with the store run of the span it came
+// from (DraftFromStore leaves that run out).
+type draftError struct {
+	run int
+	err error
+}
+
+func (e *draftError) Error() string { return e.err.Error() }
+func (e *draftError) Unwrap() error { return e.err }
 
 func canonicalOrCompact(n *doc.Node) []byte {
 	if b, err := doc.Canonical(n); err == nil {

@@ -11,7 +11,10 @@
 //
 // # Errors and bodies
 //
-// Errors are {"error": {"code", "message", "field"}} with a fitting status; bad input names its
+// Errors are {"error": {"code", "message", "field", "id"}} with a fitting status. An error the
+// server did not expect is a 500 whose message is always InternalMessage and whose id
+// ("err-" and 16 hex digits) names the line of the server's log (WithLog) that holds the
+// internal text: nothing of it reaches the client. Bad input names its
 // line and column ("request body:1:48: risk_level: …") and, in field, the member of the request
 // at fault (a malformed body, an unknown variation or scenario id: 400). Bodies are read up to a
 // limit (413 beyond). Every number of a JSON answer is a JSON number; match rates are fractions
@@ -43,6 +46,9 @@
 //
 // The store is opened for each request only (one request at a time in the process), so other
 // commands and processes keep using it; a background matrix seals its runs taking its turn with
-// the requests. One matrix runs at a time. The pages are self-contained and served with a
+// the requests. A request that finds the store held by another process tries again every 50 ms
+// without holding up the others (reads are served while a write waits for a reader elsewhere),
+// up to EvalConfig.StoreWait; then it is a 503 store_busy with Retry-After: StoreRetryAfter
+// seconds. One matrix runs at a time. The pages are self-contained and served with a
 // Content-Security-Policy that lets them load nothing.
 package serve

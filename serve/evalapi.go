@@ -6,18 +6,22 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/oasis-replay/oasis-replay/evallib"
 	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
 // Opener opens the store for the time of one request (write says whether it will write); the
 // returned function closes it. The server never holds the store between requests, so other
-// commands can use it.
+// commands can use it. An Opener does not wait for a store another process holds: it fails at
+// once with an error of class errclass.InUse, and the API tries again without holding up
+// other requests (EvalConfig.StoreWait).
 type Opener func(ctx context.Context, write bool) (store.Store, func() error, error)
 
 // EvalConfig configures the Eval Library API.
@@ -36,12 +40,21 @@ type EvalConfig struct {
 	SpoolDir string
 	// MaxBody bounds request bodies; zero means DefaultMaxBody.
 	MaxBody int64
+	// StoreWait bounds how long a request waits for a store another process holds before it
+	// is answered 503 with Retry-After: StoreRetryAfter (zero: no wait). serve api uses
+	// --lock-wait, as every command does.
+	StoreWait time.Duration
 }
+
+// StoreRetryAfter is the Retry-After (seconds) of a 503 answered because another process held
+// the store for longer than StoreWait: long enough for another command's short write.
+const StoreRetryAfter = 5
 
 // EvalAPI serves the Eval Library's endpoints (the description's API reference) and its pages.
 type EvalAPI struct {
 	cfg EvalConfig
-	// storeMu lets one request (or one sealing batch) at a time open the store in this process: the store admits one writer.
+	// storeMu lets one request (or one sealing batch) at a time open the store in this process:
+	// the store admits one writer. It is held while the store is open, never while waiting for it.
 	storeMu sync.Mutex
 	jobs    *jobs
 }
@@ -101,29 +114,54 @@ func (a *EvalAPI) method(pairs ...any) http.Handler {
 
 // withStore runs use with the store open, one request at a time in this process.
 func (a *EvalAPI) withStore(ctx context.Context, write bool, use func(s store.Store) error) error {
-	a.storeMu.Lock()
-	defer a.storeMu.Unlock()
-	s, closeStore, err := a.cfg.Open(ctx, write)
+	s, release, err := a.acquire(ctx, write)
 	if err != nil {
-		return Errorf(http.StatusServiceUnavailable, "store_unavailable", "the store cannot be opened now: %v", err)
+		return err
 	}
 	useErr := use(s)
-	if err := closeStore(); useErr == nil && err != nil {
+	if err := release(); useErr == nil && err != nil {
 		return err
 	}
 	return useErr
 }
 
+// acquire opens the store for one request (or one sealing batch) and holds storeMu until the
+// returned release closes it. While another process holds the store, it tries again every
+// storePoll without holding storeMu, so that the requests that can be served meanwhile are
+// (reads, while a write waits for a reader elsewhere to finish): a wait for the store never
+// holds an unrelated request. After StoreWait it gives up with a 503 and Retry-After.
+func (a *EvalAPI) acquire(ctx context.Context, write bool) (store.Store, func() error, error) {
+	deadline := time.Now().Add(a.cfg.StoreWait)
+	for {
+		a.storeMu.Lock()
+		s, closeStore, err := a.cfg.Open(ctx, write)
+		if err == nil {
+			return s, func() error { defer a.storeMu.Unlock(); return closeStore() }, nil
+		}
+		a.storeMu.Unlock()
+		if errclass.Of(err) != errclass.InUse {
+			return nil, nil, Errorf(http.StatusServiceUnavailable, "store_unavailable", "the store cannot be opened now: %v", err)
+		}
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
+			e := Errorf(http.StatusServiceUnavailable, "store_busy",
+				"another process holds the store (waited %s); try again in %d s", a.cfg.StoreWait, StoreRetryAfter)
+			e.RetryAfter = StoreRetryAfter
+			return nil, nil, e
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(min(storePoll, max(time.Until(deadline), time.Millisecond))):
+		}
+	}
+}
+
+// storePoll is how often a request waiting for a store another process holds tries again.
+const storePoll = 50 * time.Millisecond
+
 // sealOpener is the runner's opener, taking its turn with the requests.
 func (a *EvalAPI) sealOpener() evalrun.Opener {
 	return func(ctx context.Context) (store.Store, func() error, error) {
-		a.storeMu.Lock()
-		s, closeStore, err := a.cfg.Open(ctx, true)
-		if err != nil {
-			a.storeMu.Unlock()
-			return nil, nil, err
-		}
-		return s, func() error { defer a.storeMu.Unlock(); return closeStore() }, nil
+		return a.acquire(ctx, true)
 	}
 }
 
@@ -184,9 +222,8 @@ func (a *EvalAPI) addScenario(w http.ResponseWriter, r *http.Request) error {
 	if !added.Created {
 		status = http.StatusOK
 	}
-	WriteJSON(w, status, map[string]any{"id": added.ID, "version": added.Version, "created": added.Created,
+	return WriteJSON(w, status, map[string]any{"id": added.ID, "version": added.Version, "created": added.Created,
 		"object": added.Object, "content": s.Digest()})
-	return nil
 }
 
 func (a *EvalAPI) listScenarios(w http.ResponseWriter, r *http.Request) error {
@@ -202,8 +239,7 @@ func (a *EvalAPI) listScenarios(w http.ResponseWriter, r *http.Request) error {
 	for _, v := range list {
 		out = append(out, map[string]any{"id": v.ID, "version": v.Version, "name": v.Name, "risk_level": v.RiskLevel, "content": v.Content.Digest})
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"scenarios": out})
-	return nil
+	return WriteJSON(w, http.StatusOK, map[string]any{"scenarios": out})
 }
 
 // matrixOf loads the matrix of the request's matrix parameter, or the latest one.
@@ -241,14 +277,12 @@ func (a *EvalAPI) listRuns(w http.ResponseWriter, r *http.Request) error {
 		return err
 	})
 	if errors.Is(err, evallib.ErrNoMatrix) {
-		WriteJSON(w, http.StatusOK, map[string]any{"matrix": nil, "runs": []any{}})
-		return nil
+		return WriteJSON(w, http.StatusOK, map[string]any{"matrix": nil, "runs": []any{}})
 	}
 	if err != nil {
 		return inputError(err)
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"matrix": m.Bundle, "runs": m.Runs(f)})
-	return nil
+	return WriteJSON(w, http.StatusOK, map[string]any{"matrix": m.Bundle, "runs": m.Runs(f)})
 }
 
 func (a *EvalAPI) summary(w http.ResponseWriter, r *http.Request) error {
@@ -272,14 +306,12 @@ func (a *EvalAPI) summary(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		WriteJSON(w, http.StatusOK, evallib.EmptySummary(reviews))
-		return nil
+		return WriteJSON(w, http.StatusOK, evallib.EmptySummary(reviews))
 	}
 	if err != nil {
 		return inputError(err)
 	}
-	WriteJSON(w, http.StatusOK, evallib.Summarize(m, reviews))
-	return nil
+	return WriteJSON(w, http.StatusOK, evallib.Summarize(m, reviews))
 }
 
 func (a *EvalAPI) listReview(w http.ResponseWriter, r *http.Request) error {
@@ -296,8 +328,7 @@ func (a *EvalAPI) listReview(w http.ResponseWriter, r *http.Request) error {
 	for i, it := range items {
 		out[i] = reviewView(it.EvalReview)
 	}
-	WriteJSON(w, http.StatusOK, map[string]any{"items": out})
-	return nil
+	return WriteJSON(w, http.StatusOK, map[string]any{"items": out})
 }
 
 // changeReview moves a review item to the state of the body ({"state", "note"}); who made the
@@ -329,8 +360,7 @@ func (a *EvalAPI) changeReview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return inputError(err)
 	}
-	WriteJSON(w, http.StatusOK, reviewView(item.EvalReview))
-	return nil
+	return WriteJSON(w, http.StatusOK, reviewView(item.EvalReview))
 }
 
 func (a *EvalAPI) reportPage(w http.ResponseWriter, r *http.Request) error {

@@ -145,9 +145,8 @@ func (a *EvalAPI) startMatrix(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	current, _ := a.jobs.get(job.ID)
-	WriteJSON(w, http.StatusAccepted, map[string]any{"job": current, "status_url": "/api/v1/eval/matrix/" + current.ID,
+	return WriteJSON(w, http.StatusAccepted, map[string]any{"job": current, "status_url": "/api/v1/eval/matrix/" + current.ID,
 		"results_url": "/api/v1/eval/runs"})
-	return nil
 }
 
 // parallelOf reads the parallel field: true, false, absent, or a count from 1 to 64.
@@ -173,8 +172,7 @@ func (a *EvalAPI) matrixJob(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return Errorf(http.StatusNotFound, "not_found", "no job %q on this server", r.PathValue("job"))
 	}
-	WriteJSON(w, http.StatusOK, job)
-	return nil
+	return WriteJSON(w, http.StatusOK, job)
 }
 
 // autoGenerateRequest is the body of POST /api/v1/eval/scenarios/auto-generate: the
@@ -234,9 +232,8 @@ func (a *EvalAPI) autoGenerate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return inputError(err)
 	}
-	WriteJSON(w, http.StatusOK, struct {
+	return WriteJSON(w, http.StatusOK, struct {
 		*evallib.DraftSet
 		Saved []savedDraft `json:"saved"`
 	}{drafts, saved})
-	return nil
 }

@@ -2,12 +2,16 @@ package serve
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -46,14 +50,18 @@ func Run(ctx context.Context, l net.Listener, handler http.Handler) error {
 // ShutdownGrace is how long in-flight requests get when a server stops.
 const ShutdownGrace = 5 * time.Second
 
-// APIError is an error as the servers answer it: {"error": {"code", "message", "field"}} with
-// an HTTP status. Field, when not empty, names the member of the request that is wrong (a path
-// such as "variation_types[1]" or "input_context.event").
+// APIError is an error as the servers answer it: {"error": {"code", "message", "field", "id"}}
+// with an HTTP status. Field, when not empty, names the member of the request that is wrong (a
+// path such as "variation_types[1]" or "input_context.event"). RetryAfter, when positive, is
+// sent as the Retry-After header (seconds), with a 503 the client may retry.
 type APIError struct {
-	Status  int
-	Code    string
-	Message string
-	Field   string
+	Status     int
+	Code       string
+	Message    string
+	Field      string
+	RetryAfter int
+	// ID names an internal error in the server's log; only 500s carry one.
+	ID string
 }
 
 func (e *APIError) Error() string { return e.Code + ": " + e.Message }
@@ -70,36 +78,78 @@ func FieldErrorf(field, code, format string, args ...any) *APIError {
 	return e
 }
 
-// WriteJSON answers v as JSON with status.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON answers v as JSON with status. A value that cannot be encoded is returned as an
+// error before anything is written, so that the caller's Handler answers it as a 500.
+func WriteJSON(w http.ResponseWriter, status int, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		WriteError(w, Errorf(http.StatusInternalServerError, "internal", "encode the answer: %v", err))
-		return
+		return fmt.Errorf("serve: encode the answer: %w", err)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+	return nil
 }
 
-// WriteError answers err as a JSON error; an error that is not an *APIError is a 500 that does
-// not leak its text beyond a generic message.
-func WriteError(w http.ResponseWriter, err error) {
+// InternalMessage is the whole message of a 500: what went wrong inside the server (a file
+// path, a store key, a library's words) is for the operator, who finds it in the server's log
+// under the answer's error id, never for the client.
+const InternalMessage = "an internal error occurred; the server's log holds its details under this error id"
+
+// WriteError answers err as a JSON error. An error that is not an *APIError is a 500 carrying
+// a new error id and InternalMessage only: its text goes to the request's log (WithLog) with
+// the id, and nowhere else.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *APIError
 	if !errors.As(err, &e) {
-		e = Errorf(http.StatusInternalServerError, "internal", "%v", err)
+		e = &APIError{Status: http.StatusInternalServerError, Code: "internal", Message: InternalMessage, ID: newErrorID()}
+		logOf(r)("error %s: %s %s: %v", e.ID, r.Method, r.URL.Path, err)
 	}
 	fields := map[string]string{"code": e.Code, "message": e.Message}
 	if e.Field != "" {
 		fields["field"] = e.Field
 	}
+	if e.ID != "" {
+		fields["id"] = e.ID
+	}
 	body := map[string]any{"error": fields}
 	b, _ := json.Marshal(body)
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// newErrorID names one internal error: random, since it only pairs an answer with a log line
+// (it reaches no verdict or digest).
+func newErrorID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "err-" + hex.EncodeToString(b)
+}
+
+// Logf writes one line of a server's log.
+type Logf func(format string, args ...any)
+
+type logKey struct{}
+
+// WithLog gives the requests of next the log their internal errors are written to.
+func WithLog(next http.Handler, logf Logf) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), logKey{}, logf)))
+	})
+}
+
+// logOf is the request's log: WithLog's, else the standard logger (stderr).
+func logOf(r *http.Request) Logf {
+	if l, ok := r.Context().Value(logKey{}).(Logf); ok && l != nil {
+		return l
+	}
+	return log.Printf
 }
 
 // ReadBody reads a request body of at most max bytes: more is a 413, an empty body a 400.
@@ -123,6 +173,6 @@ type Handler func(w http.ResponseWriter, r *http.Request) error
 
 func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := h(w, r); err != nil {
-		WriteError(w, err)
+		WriteError(w, r, err)
 	}
 }

@@ -36,7 +36,10 @@ func evalScenarioGenerateCommand() *cli.Command {
 			"newest span, never from the clock, so the same spans always give the same drafts.\n\n" +
 			"Drafts capture what the agent did, not what it should do: review them, then add them with\n" +
 			"eval scenario add (--out writes one file per draft).\n\n" +
-			"Exit status: 0 drafted (possibly none); 2 bad usage, or a file that holds no readable spans.",
+			"Without FILE, a run of the store whose spans cannot be read (a malformed body the agent sent)\n" +
+			"is skipped and named on stderr (and in --json's skipped list); the drafts come from the others.\n\n" +
+			"Exit status: 0 drafted (possibly none, runs skipped or not); 2 bad usage, or a FILE that holds\n" +
+			"no readable spans.",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "lookback-hours", Value: 168, Usage: "keep the spans of the last `N` hours before the newest span (0: all)"},
 			&cli.IntFlag{Name: "max-scenarios", Value: 20, Usage: "draft at most `N` scenarios, the most confident first"},
@@ -56,6 +59,10 @@ func runEvalGenerate(c *cli.Context) error {
 		LookbackHours: c.Int("lookback-hours"), Max: c.Int("max-scenarios"), Device: c.String("device")})
 	if err != nil {
 		return err
+	}
+	// A store run whose spans cannot be read is left out, never the whole store: say which.
+	for _, k := range set.Skipped {
+		fmt.Fprintf(c.App.ErrWriter, "oasis-replay: skipped run %s (bundle %s): %s\n", k.RunID, k.Bundle.Short(), k.Reason)
 	}
 	var files []string
 	if dir := c.String("out"); dir != "" {

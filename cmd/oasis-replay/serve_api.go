@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
 	"github.com/oasis-replay/oasis-replay/serve"
-	"github.com/oasis-replay/oasis-replay/store"
 )
 
 func serveAPICommand() *cli.Command {
@@ -109,7 +107,8 @@ func serveAuth(c *cli.Context) (*serve.Auth, error) {
 
 func evalAPIConfig(c *cli.Context) (serve.EvalConfig, error) {
 	cfg := serve.EvalConfig{Open: serveOpener(c), Parallel: c.Int("parallel"), Runs: c.Int("runs"),
-		Recorder: recorderInfo("api"), SpoolDir: c.String("spool-dir"), MaxBody: c.Int64("max-body-bytes")}
+		Recorder: recorderInfo("api"), SpoolDir: c.String("spool-dir"), MaxBody: c.Int64("max-body-bytes"),
+		StoreWait: c.Duration("lock-wait")}
 	var err error
 	if cfg.Catalogue, err = evalCatalogue(c); err != nil {
 		return cfg, err
@@ -123,19 +122,4 @@ func evalAPIConfig(c *cli.Context) (serve.EvalConfig, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// serveOpener opens the --store for one request, waiting while another process holds it.
-func serveOpener(c *cli.Context) serve.Opener {
-	return func(ctx context.Context, write bool) (store.Store, func() error, error) {
-		mode := readOnly
-		if write {
-			mode = readWrite
-		}
-		s, err := openStoreWaiting(ctx, c, mode)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s, s.Close, nil
-	}
 }
