@@ -68,7 +68,7 @@ func runKensaImport(c *cli.Context) error {
 	err := withStore(c, readWrite, func(s store.Store) error {
 		out := bufio.NewWriter(c.App.Writer)
 		var err error
-		plan, err = rkensa.ImportStream(dir, c.Bool("strict"), importBatch, func(batch []*rkensa.Record) error {
+		plan, err = rkensa.ImportStream(c.Context, dir, c.Bool("strict"), importBatch, func(batch []*rkensa.Record) error {
 			done, err := rkensa.Import(c.Context, s, batch, version(), c.StringSlice("tag")...)
 			if err != nil {
 				return err

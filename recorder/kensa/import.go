@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +14,7 @@ import (
 
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -104,7 +106,7 @@ func (p *Problem) Unwrap() error { return p.Err }
 // at all, is an error.
 func PlanImportAll(dir string, strict bool) (*ImportPlan, error) {
 	var records []*Record
-	p, err := ImportStream(dir, strict, 1<<30, func(batch []*Record) error {
+	p, err := ImportStream(context.Background(), dir, strict, 1<<30, func(batch []*Record) error {
 		records = append(records, batch...)
 		return nil
 	})
@@ -119,18 +121,24 @@ func PlanImportAll(dir string, strict bool) (*ImportPlan, error) {
 // batches of at most batch, in plan order, as it reads them (manifests and results files a run
 // at a time, a trace per run), so that only one batch is held in memory; an error seal
 // returns stops it. The plan it returns has the problems and warnings, not the records.
-func ImportStream(dir string, strict bool, batch int, seal func([]*Record) error) (*ImportPlan, error) {
+// Every file is read under the input policy (inputs.go): from inside the .kensa directory
+// only, regular files only, each within MaxInputFile, reads ending with ctx.
+func ImportStream(ctx context.Context, dir string, strict bool, batch int, seal func([]*Record) error) (*ImportPlan, error) {
 	root, err := KensaRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Dir(root) // Kensa's paths (trace_path) are relative to where it ran
-	l := &loader{root: root, defs: map[string]*Definition{}, defErr: map[string]error{}, strict: strict, plan: &ImportPlan{}}
-	manifests, err := filepath.Glob(filepath.Join(root, "runs", "*.json"))
+	in, err := openRoot(ctx, root)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(manifests)
+	defer in.Close()
+	base := filepath.Dir(root) // Kensa's paths (trace_path) are relative to where it ran
+	l := &loader{root: root, in: in, defs: map[string]*Definition{}, defErr: map[string]error{}, strict: strict, plan: &ImportPlan{}}
+	manifests, err := l.manifestNames()
+	if err != nil {
+		return nil, err
+	}
 	var pending []*Record
 	planned := 0
 	flush := func() error {
@@ -148,7 +156,8 @@ func ImportStream(dir string, strict bool, batch int, seal func([]*Record) error
 		}
 		return nil
 	}
-	for _, mp := range manifests {
+	for _, name := range manifests {
+		mp := in.Path(name)
 		if err := l.manifest(base, mp, emit); err != nil {
 			var stop sealError
 			if errors.As(err, &stop) {
@@ -197,22 +206,16 @@ func Import(ctx context.Context, s Writer, records []*Record, version string, ta
 
 type loader struct {
 	root string
+	in   *inputfile.Root // root, read under the input policy (inputs.go)
 	defs map[string]*Definition
 	// defErr is why a scenario's definition could not be loaded, by scenario id.
 	defErr map[string]error
 	strict bool
 	plan   *ImportPlan
-}
-
-func readFile(p string) ([]byte, error) {
-	st, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxFile {
-		return nil, fmt.Errorf("%w: %s: %d bytes, more than the %d an import reads", ErrImport, p, st.Size(), maxFile)
-	}
-	return os.ReadFile(p)
+	// runIDs is the manifest that brought each run id; conflicts the manifests refused for
+	// bringing one already seen (runids.go).
+	runIDs    map[string]string
+	conflicts map[string]*Problem
 }
 
 // definition loads scenarios/<id>.yaml (Kensa's judge finds a scenario by its file name),
@@ -233,7 +236,7 @@ func (l *loader) loadDefinition(id string) (*Definition, error) {
 	var def *Definition
 	for _, ext := range []string{".yaml", ".yml"} {
 		rel := "scenarios/" + id + ext
-		data, err := readFile(filepath.Join(l.root, filepath.FromSlash(rel)))
+		data, err := l.read(rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -265,7 +268,7 @@ func (l *loader) addJudgeAndDataset(def *Definition) error {
 	sc := def.Scenario
 	if sc.Judge != nil {
 		rel := "judges/" + *sc.Judge + ".yaml"
-		data, err := readFile(filepath.Join(l.root, filepath.FromSlash(rel)))
+		data, err := l.read(rel)
 		if err != nil {
 			return fmt.Errorf("%w: %s: judge %q: %v", ErrImport, sc.File, *sc.Judge, err)
 		}
@@ -276,7 +279,7 @@ func (l *loader) addJudgeAndDataset(def *Definition) error {
 	}
 	if sc.Dataset != "" {
 		rel := path.Join("scenarios", sc.Dataset)
-		data, err := readFile(filepath.Join(l.root, filepath.FromSlash(rel)))
+		data, err := l.readDataset(sc.Dataset)
 		if err != nil {
 			return fmt.Errorf("%w: %s: dataset: %v", ErrImport, sc.File, err)
 		}
@@ -289,7 +292,7 @@ func (l *loader) addJudgeAndDataset(def *Definition) error {
 // result in the order Kensa's judge wrote them (manifest order, skipping scenarios it could not
 // find), and hands each to emit.
 func (l *loader) manifest(base, mp string, emit func(*Record) error) error {
-	f, err := os.Open(mp)
+	runs, f, err := l.openStream("runs/" + filepath.Base(mp))
 	if err != nil {
 		return err
 	}
@@ -307,7 +310,11 @@ func (l *loader) manifest(base, mp string, emit func(*Record) error) error {
 	lost := map[string]*Problem{}
 	index := map[string]int{}
 	paired := 0
-	m, err := fkensa.StreamRunManifest(mp, f, func(m *fkensa.RunManifest, id string, run fkensa.ScenarioRun) error {
+	m, err := fkensa.StreamRunManifest(mp, runs, func(m *fkensa.RunManifest, id string, run fkensa.ScenarioRun) error {
+		runs.reset()
+		if l.claimed(m, mp) {
+			return nil // another manifest's run id (runids.go)
+		}
 		i := index[id]
 		index[id]++
 		if m.Kind != "eval" {
@@ -360,6 +367,9 @@ func (l *loader) manifest(base, mp string, emit func(*Record) error) error {
 	if err != nil {
 		return err
 	}
+	if l.refused(mp) {
+		return nil
+	}
 	if results != nil {
 		if extra, err := results.rest(); err != nil || extra > 0 {
 			l.problem(rp, 0, fmt.Errorf("%w: %d results for %d runs of %s: the others are not paired (%v)", ErrImport, paired+extra, paired, filepath.Base(mp), err))
@@ -373,7 +383,8 @@ func (l *loader) manifest(base, mp string, emit func(*Record) error) error {
 
 // resultReader reads a results file a result at a time, looking one ahead.
 type resultReader struct {
-	f       *os.File
+	f       io.Closer
+	w       *window
 	s       *fkensa.ResultStream
 	pending *fkensa.Result
 }
@@ -385,6 +396,7 @@ func (r *resultReader) next(id string) (*fkensa.Result, error) {
 		return nil, nil
 	}
 	if r.pending == nil {
+		r.w.reset()
 		res, err := r.s.Next()
 		if err != nil || res == nil {
 			return nil, err
@@ -406,6 +418,7 @@ func (r *resultReader) rest() (int, error) {
 		n++
 	}
 	for {
+		r.w.reset()
 		res, err := r.s.Next()
 		if err != nil || res == nil {
 			return n, err
@@ -423,14 +436,14 @@ func (r *resultReader) close() {
 // results opens results/<run id>.json: nil when there is none (Kensa's judge has not run).
 func (l *loader) results(runID string) (*resultReader, string, error) {
 	rp := filepath.Join(l.root, "results", runID+".json")
-	f, err := os.Open(rp)
+	w, f, err := l.openStream("results/" + runID + ".json")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, rp, nil
 	case err != nil:
 		return nil, rp, err
 	}
-	return &resultReader{f: f, s: fkensa.NewResultStream(rp, f)}, rp, nil
+	return &resultReader{f: f, w: w, s: fkensa.NewResultStream(rp, w)}, rp, nil
 }
 
 func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i int, run fkensa.ScenarioRun) (*Record, error) {
@@ -474,33 +487,6 @@ func (l *loader) record(base string, m *fkensa.RunManifest, def *Definition, i i
 	}
 	r.Trace = data
 	return r, nil
-}
-
-// readTrace reads a trace only when it is inside the directory imported once symbolic links
-// are resolved: a trace_path or a link under traces/ that leads elsewhere (another project,
-// /etc/passwd) would seal a file the importer never meant to publish as evidence.
-func (l *loader) readTrace(p string) ([]byte, error) {
-	if err := inside(l.root, p); err != nil {
-		return nil, err
-	}
-	return readFile(p)
-}
-
-// inside returns nil when p, its symbolic links resolved, is within root, and an error naming
-// both paths when it is not.
-func inside(root, p string) error {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return err
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return err
-	}
-	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
-		return fmt.Errorf("%w: %s leads to %s, outside %s", ErrOutside, p, real, root)
-	}
-	return nil
 }
 
 // relocate is where, inside the directory imported, the trace Kensa recorded at recorded is

@@ -91,7 +91,7 @@ func Plan(paths []string, opts Options) ([]Job, error) {
 }
 
 func planScenario(file string, opts Options) ([]Job, error) {
-	data, err := os.ReadFile(file)
+	data, err := readScenario(file) // under the input policy (inputs.go)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,11 @@ func planScenario(file string, opts Options) ([]Job, error) {
 	if opts.Prices != nil {
 		def.Files[PricesPath] = opts.Prices
 	}
-	l := &loader{root: root}
+	l, err := planLoader(root)
+	if err != nil {
+		return nil, err
+	}
+	defer l.in.Close()
 	if err := l.addJudgeAndDataset(def); err != nil {
 		return nil, err
 	}
