@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -78,5 +79,68 @@ func TestKensaReplayFromShard(t *testing.T) {
 		if status, _, _ := runArgs(append([]string{"--store", dir, "kensa", "replay"}, args...)...); status != exitError {
 			t.Errorf("%v: exit %d, want 2", args, status)
 		}
+	}
+}
+
+// TestEvalReportFromShards: for N = 1, 2, 3, 7, eval matrix --shard I/N --push REMOTE over every
+// I (the last first, shard 0 twice) pushes the matrix's runs; eval matrix --from REMOTE --push
+// REMOTE on another store seals the same matrix without running the agent, and eval report
+// --from REMOTE prints the unsharded eval report --json byte for byte. Shards that run the agent
+// themselves, each on an empty store, give the same cells (their answers are the same; only the
+// run bundles, which record each run's duration, differ).
+func TestEvalReportFromShards(t *testing.T) {
+	reg := remotetest.StartRegistry(t)
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "deploy.json")
+	if err := os.WriteFile(scenario, []byte(evalTestScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newStore := func() string {
+		s := filepath.Join(t.TempDir(), "store")
+		mustRun(t, "--store", s, "eval", "scenario", "add", scenario)
+		return s
+	}
+	matrix := []string{"eval", "matrix", "--agent", "eval-agent pressure", "--runs", "2", "--variation", "time_pressure",
+		"--variation", "authority_bias", "--variation", "social_anchoring", "--plain-http"}
+	a := newStore()
+	if status, out, errOut := runArgs(append([]string{"--store", a}, matrix...)...); status != exitMismatch {
+		t.Fatalf("eval matrix: exit %d\n%s%s", status, out, errOut)
+	}
+	whole := mustRun(t, "--store", a, "eval", "report", "--json")
+	for _, n := range []int{1, 2, 3, 7} {
+		url := fmt.Sprintf("oci://%s/eval/n%d", reg.Host, n)
+		for k, i := range shardOrder(n) {
+			status, _, stderr := runArgs(append([]string{"--store", a}, append(matrix, "--shard", shard.Shard{Index: i, Count: n}.String(), "--push", url)...)...)
+			// Shard 0/1 is the whole matrix, sealed and flagged as without --shard.
+			if want := map[bool]int{true: exitMismatch, false: exitOK}[n == 1]; status != want {
+				t.Fatalf("N=%d shard %d: exit %d\n%s", n, i, status, stderr)
+			}
+			if k == n && strings.Contains(stderr, "pushed") && !pushedNothing(stderr) {
+				t.Errorf("N=%d: shard %d run again uploaded something: %s", n, i, stderr)
+			}
+		}
+		if status, out, errOut := runArgs(append([]string{"--store", newStore()}, append(matrix, "--from", url, "--push", url)...)...); status != exitMismatch {
+			t.Fatalf("N=%d: eval matrix --from: exit %d\n%s%s", n, status, out, errOut)
+		}
+		got := mustRun(t, "--store", filepath.Join(t.TempDir(), "empty"), "eval", "report", "--from", url, "--plain-http", "--json")
+		if got != whole {
+			t.Errorf("N=%d: eval report --from differs from the unsharded report:\n%s\nwant\n%s", n, got, whole)
+		}
+	}
+
+	// Shards that run the agent, each from an empty store.
+	url := "oci://" + reg.Host + "/eval/fresh"
+	for _, i := range shardOrder(2) {
+		if status, _, stderr := runArgs(append([]string{"--store", newStore()}, append(matrix, "--shard", shard.Shard{Index: i, Count: 2}.String(), "--from", url, "--push", url)...)...); status != exitOK {
+			t.Fatalf("fresh shard %d: exit %d\n%s", i, status, stderr)
+		}
+	}
+	status, out, errOut := runArgs(append([]string{"--store", newStore()}, append(matrix, "--from", url, "--json")...)...)
+	if status != exitMismatch || !strings.Contains(errOut, "8 eval runs") {
+		t.Fatalf("eval matrix --from the fresh shards: exit %d\n%s%s", status, out, errOut)
+	}
+	digest := regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+	if got, want := digest.ReplaceAllString(out, "D"), digest.ReplaceAllString(whole, "D"); got != want {
+		t.Errorf("the matrix of shards run from empty stores differs beyond its digests:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -179,8 +179,11 @@ func (r *Registry) Names(ctx context.Context, prefix string) ([]string, error) {
 		}
 		return nil
 	})
-	if err != nil && errors.Is(err, errdef.ErrNotFound) {
-		return nil, nil // an empty repository
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound || errors.Is(err, errdef.ErrNotFound) {
+		// A repository nothing was pushed to yet (distribution answers 404 NAME_UNKNOWN): it
+		// names nothing, as the first shard of a sharded run finds it.
+		return nil, nil
 	}
 	slices.Sort(out)
 	return out, r.wrap(err, "tag list")
