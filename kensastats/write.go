@@ -29,7 +29,8 @@ func (s *Scenario) tracedNote() string {
 // WriteText writes one block per scenario.
 func (r *Report) WriteText(w io.Writer) error {
 	p := textout.New(w)
-	if sel := r.Selection; sel != nil {
+	// An empty store prints nothing: the command says on stderr that there are no runs yet.
+	if sel := r.Selection; sel != nil && sel.Recorded > 0 {
 		p.Line("%s", sel.Summary())
 		for _, line := range sel.notCounted() {
 			p.Line("  %s", line)

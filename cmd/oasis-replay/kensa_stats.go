@@ -11,9 +11,9 @@ import (
 func kensaStatsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "stats",
-		Usage:     "variance over every recorded Kensa run: pass rates, pass^k, flakiness, cost, flags",
+		Usage:     "variance over recorded Kensa runs: pass rates, pass^k, flakiness, cost, flags, reasons",
 		ArgsUsage: "[SCENARIO…]",
-		Description: "Replays every Kensa run in the store twice (proving the evaluator's variance is zero) and\n" +
+		Description: "Replays the Kensa runs it counts twice (proving the evaluator's variance is zero) and\n" +
 			"reports, per scenario (only the SCENARIOs named, if any): the pass rate with a 95% Wilson\n" +
 			"interval, pass^k for k = 1, 3, 5 (estimated, and observed where a dataset row has k runs),\n" +
 			"flaky (mixed outcomes among repeats of one dataset row) and Kensa's own flaky rule (pooled\n" +
