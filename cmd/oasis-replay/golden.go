@@ -51,13 +51,14 @@ func goldenCheckCommand() *cli.Command {
 			"--key KEY.pub requires a trusted signature on every case: <name>.receipt.dsse.json, a signed\n" +
 			"receipt (golden update --sign) that verifies with KEY.pub and names exactly the case's bundle,\n" +
 			"profile, verdict and receipt; a case without one, or with one that does not verify, is a\n" +
-			"mismatch.\n\n" +
+			"mismatch.\n\n" + goldenShardHelp + "\n\n" +
 			"Exit status: 0 every case matches (skipped cases only with --allow-skip); 1 a golden file\n" +
 			"differs, a required signature is missing or invalid, the evaluations of a case diverge, or a\n" +
 			"case was skipped without --allow-skip; 2 bad usage, an\n" +
 			"unreadable corpus or key, or a case that cannot be built or evaluated.",
-		Flags: append(goldenFlags(),
+		Flags: append(append(goldenFlags(),
 			&cli.StringFlag{Name: "key", Usage: "require every case's signed receipt to verify with the public key `KEY.pub`"}),
+			goldenShardFlags()...),
 		Action: func(c *cli.Context) error { return runGolden(c, false) },
 	}
 }
@@ -92,6 +93,9 @@ func runGolden(c *cli.Context, update bool) error {
 	opts := golden.Options{Shared: goldenShared(c), Runs: runs, Cases: c.StringSlice("case"), NewStore: openScratchStore}
 	if err := goldenKeys(c, &opts); err != nil {
 		return err
+	}
+	if !update && goldenSharded(c) {
+		return runGoldenCheck(c, corpus, opts)
 	}
 	run := corpus.Check
 	if update {

@@ -144,3 +144,56 @@ func TestEvalReportFromShards(t *testing.T) {
 		t.Errorf("the matrix of shards run from empty stores differs beyond its digests:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestGoldenCheckFromShards: for N = 1, 2, 3, 7, golden check --shard I/N --push REMOTE over
+// every I (the last first, shard 0 twice) stores each case's outcome; golden check --from REMOTE
+// prints the unsharded golden check --json byte for byte, a mismatched case included, and the
+// retried shard uploads nothing. A case whose golden file changed since has no outcome there.
+func TestGoldenCheckFromShards(t *testing.T) {
+	reg := remotetest.StartRegistry(t)
+	corpus := t.TempDir()
+	src := filepath.Join("..", "..", "golden", "testdata", "corpus")
+	for _, name := range []string{"example-abort-empty-window", "example-abort-missing-evidence", "example-abort-no-audit-log",
+		"example-abort-partial", "example-abort-unreachable", "example-capability-untraced"} {
+		for _, suffix := range []string{".recipe.yaml", ".bundle", ".verdict.json", ".receipt.json"} {
+			b, err := os.ReadFile(filepath.Join(src, name+suffix))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == "example-abort-partial" && suffix == ".receipt.json" {
+				b = []byte(strings.Replace(string(b), `"receipt"`, `"receipt-edited"`, 1))
+			}
+			if err := os.WriteFile(filepath.Join(corpus, name+suffix), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := []string{"golden", "check", corpus, "--runs", "2", "--json", "--plain-http"}
+	status, whole, stderr := runArgs(check...)
+	if status != exitMismatch || !strings.Contains(whole, `"MISMATCH"`) {
+		t.Fatalf("golden check: exit %d\n%s%s", status, whole, stderr)
+	}
+	for _, n := range []int{1, 2, 3, 7} {
+		url := fmt.Sprintf("oci://%s/golden/n%d", reg.Host, n)
+		for k, i := range shardOrder(n) {
+			status, _, stderr := runArgs(append(check, "--shard", shard.Shard{Index: i, Count: n}.String(), "--push", url)...)
+			if status != exitOK && status != exitMismatch {
+				t.Fatalf("N=%d shard %d: exit %d\n%s", n, i, status, stderr)
+			}
+			if k == n && strings.Contains(stderr, "pushed") && !strings.Contains(stderr, ": 0 outcomes uploaded") {
+				t.Errorf("N=%d: shard %d run again uploaded outcomes: %s", n, i, stderr)
+			}
+		}
+		status, got, stderr := runArgs(append(check, "--from", url)...)
+		if status != exitMismatch || got != whole {
+			t.Errorf("N=%d: golden check --from: exit %d, output differs from the unsharded one:\n%s%s\nwant\n%s", n, status, got, stderr, whole)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(corpus, "example-abort-partial.receipt.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status, _, stderr = runArgs(append(check, "--from", fmt.Sprintf("oci://%s/golden/n2", reg.Host))...)
+	if status != exitError || !strings.Contains(stderr, "example-abort-partial") {
+		t.Errorf("golden check --from after an edit of a golden file: exit %d, %s", status, stderr)
+	}
+}
