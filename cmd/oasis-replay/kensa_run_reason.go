@@ -7,9 +7,10 @@ import (
 )
 
 // kensaRunOutputHelp is what kensa run --help says of the output the checks read.
-const kensaRunOutputHelp = "The output that output_contains and output_matches check is the output of the agent's last LLM\n" +
-	"span (by end time), as in Kensa, never its stdout: an agent that sends no LLM span has an\n" +
-	"empty output, and an agent that sends no span at all is an error run (\"produced no traces\").\n" +
+const kensaRunOutputHelp = "The output that output_contains and output_matches check is the text of the output of the\n" +
+	"agent's last LLM span by end time (its output messages, else its output.value), as in Kensa,\n" +
+	"never its stdout: an agent that sends no LLM span has an empty output, and an agent that sends\n" +
+	"no span at all is an error run (\"produced no traces\").\n" +
 	"examples/kensa-starter is an agent that sends one. Each run listed that did not pass says\n" +
 	"why: the first cause (no traces, a timeout, an exit status, the first failing check's\n" +
 	"detail, the judge's verdict); replay BUNDLE tells the rest."
