@@ -30,6 +30,9 @@ type Auth struct {
 	// Refused, when set, is told of every refused request: its method, path and why, in
 	// words (RefusalReason) — never the token. The client still gets a bare 401.
 	Refused func(r *http.Request, reason string)
+	// sessions, when set (NewSessions), lets a browser session's cookie stand for a token on
+	// GET and HEAD requests.
+	sessions *Sessions
 }
 
 // NewHS256Auth verifies tokens signed with HS256 under secret (the content of a secret file,
@@ -88,15 +91,34 @@ func (a *Auth) Verify(token string) (Claims, error) {
 	if err != nil {
 		return Claims{}, err
 	}
+	if isLoginToken(claims.Audience) {
+		return Claims{}, ErrLoginAsBearer
+	}
 	return Claims{Subject: claims.Subject}, nil
 }
 
-// Require lets through requests with a valid bearer token; any other request gets 401 with an
-// empty body and nothing but the WWW-Authenticate challenge (RFC 6750 §3), whatever was wrong.
-// Why it was refused goes to Refused, for the server's operator only.
+// ErrLoginAsBearer: a login token (serve token --url) sent as a bearer token. It opens one
+// browser session at /login and nothing else.
+var ErrLoginAsBearer = errclass.New(errclass.Input, "serve: a login token is no bearer token: open it as a link (/login?t=TOKEN)")
+
+// Require lets through requests with a valid bearer token, and, with browser sessions
+// (NewSessions), GET and HEAD requests without an Authorization header that carry a live
+// session's cookie: a cookie never authorizes a request that changes anything, which is what
+// keeps cross-site request forgery out (docs/decisions.md, "Opening the pages in a browser").
+// Any other request gets 401 with an empty body and nothing but the WWW-Authenticate challenge
+// (RFC 6750 §3), whatever was wrong. Why it was refused goes to Refused, for the server's
+// operator only.
 func (a *Auth) Require(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		claims, reason := a.check(r.Header.Get("Authorization"))
+		header := r.Header.Get("Authorization")
+		claims, reason := a.check(header)
+		if reason != "" && header == "" && a.sessions != nil {
+			if c, ok := a.sessions.claimsOf(r); ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+				claims, reason = c, ""
+			} else if ok {
+				reason = "a session cookie on a " + r.Method + " request (the cookie is for GET and HEAD only; send a bearer token)"
+			}
+		}
 		if reason != "" {
 			if a.Refused != nil {
 				a.Refused(r, reason)
@@ -132,6 +154,8 @@ func (a *Auth) check(header string) (claims Claims, reason string) {
 // never the token, nor anything read from it but its algorithm.
 func RefusalReason(err error) string {
 	switch {
+	case errors.Is(err, ErrLoginAsBearer):
+		return "a login token sent as a bearer token (it opens a browser session at /login, once)"
 	case errors.Is(err, jwt.ErrTokenMalformed):
 		return "a malformed token (not a JWT: three base64url parts, header.claims.signature)"
 	case errors.Is(err, jwt.ErrTokenUnverifiable):

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -79,8 +78,11 @@ func runServeAPI(c *cli.Context) error {
 	mux.Handle("/", serve.Handler(func(w http.ResponseWriter, r *http.Request) error {
 		return serve.Errorf(http.StatusNotFound, "not_found", "no endpoint %s", r.URL.Path)
 	}))
+	sessions := serve.NewSessions(auth)
 	fmt.Fprintf(c.App.ErrWriter, "serving the Eval Library API on http://%s\n", l.Addr())
-	err = serve.Run(c.Context, l, auth.Require(mux))
+	printLoginLink(c, sessions, l.Addr())
+	logf := func(format string, args ...any) { fmt.Fprintf(c.App.ErrWriter, "serve api: "+format+"\n", args...) }
+	err = serve.Run(c.Context, l, serve.WithLog(sessions.Mount(auth.Require(mux)), logf))
 	api.Wait()
 	return err
 }
@@ -95,7 +97,7 @@ func serveAuth(c *cli.Context) (*serve.Auth, error) {
 		return nil, argsError(c, "give --jwt-secret-file or --jwt-public-key, not both")
 	}
 	name := secret + public
-	b, err := os.ReadFile(name)
+	b, err := readSecretFile(c, name) // the input policy (inputs.go)
 	if err != nil {
 		return nil, err
 	}

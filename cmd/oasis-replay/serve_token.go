@@ -24,12 +24,17 @@ func serveTokenCommand() *cli.Command {
 			"verifies with the trimmed bytes, and this command signs with exactly those; a token made\n" +
 			"elsewhere must be signed with the trimmed bytes too. Use it as\n" +
 			"  curl -H \"Authorization: Bearer $(oasis-replay serve token --jwt-secret-file F)\" URL\n\n" +
+			"With --url BASE it prints a login link instead, BASE/login?t=TOKEN, which opens the pages\n" +
+			"(/eval/report, /eval/review) in a browser: the server sets a session cookie and leads to the\n" +
+			"report. The link's token has aud oasis-replay-login and a random jti; it is valid for --ttl\n" +
+			"(10m by default here, at most 1h), the server takes it once, and it is no bearer token.\n\n" +
 			"Exit status: 0 printed; 2 bad usage, or an unreadable or unusable key.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "jwt-secret-file", Usage: "sign with HS256 under the secret in `FILE` (as serve api --jwt-secret-file)"},
 			&cli.StringFlag{Name: "jwt-private-key", Usage: "sign with EdDSA under the Ed25519 private key in `FILE` (PEM)"},
 			&cli.DurationFlag{Name: "ttl", Value: defaultTokenTTL, Usage: "the token is valid for `DURATION` from now"},
 			&cli.StringFlag{Name: "sub", Value: os.Getenv("USER"), Usage: "the token's subject, who the requests come from (`NAME`; default $USER)"},
+			&cli.StringFlag{Name: "url", Usage: "print a one-time login link to the server at `BASE` (http(s)://host:port) for a browser"},
 		},
 		Action: runServeToken,
 	}
@@ -45,7 +50,7 @@ func runServeToken(c *cli.Context) error {
 	case c.Duration("ttl") <= 0:
 		return argsError(c, "--ttl must be positive, got %s", c.Duration("ttl"))
 	}
-	b, err := os.ReadFile(secret + private)
+	b, err := readSecretFile(c, secret+private) // the input policy (inputs.go)
 	if err != nil {
 		return err
 	}
@@ -56,6 +61,9 @@ func runServeToken(c *cli.Context) error {
 	signer, err := newSigner(b)
 	if err != nil {
 		return err
+	}
+	if c.String("url") != "" {
+		return printLoginURL(c, signer)
 	}
 	// The wall clock sets the token's iat and exp, as the server's clock judges them; it reaches
 	// no verdict or digest.
