@@ -593,17 +593,8 @@ func (l *kensaLoader) runEvidence(ev *ekensa.Evidence, m *store.KensaEvidence) e
 	ev.Stdout, ev.Stderr = fkensa.RunStdout(ev.Stdout), fkensa.RunStderr(ev.Stderr)
 	ev.TracePath = m.TracePath
 	if m.Trace != nil {
-		ev.HasTrace = true
-		raw, err := l.blob(*m.Trace)
-		if err != nil {
+		if err := l.trace(ev, *m.Trace); err != nil {
 			return err
-		}
-		name := ev.TracePath
-		if name == "" {
-			name = "trace"
-		}
-		if ev.Spans, err = fkensa.ReadTrace(name, raw); err != nil {
-			ev.TraceError = err.Error()
 		}
 	} else if ev.TracePath != "" {
 		ev.HasTrace, ev.TraceError = true, "the trace file could not be read when the run was recorded"

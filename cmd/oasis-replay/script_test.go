@@ -48,6 +48,8 @@ func TestMain(m *testing.M) {
 		"eval-agent": evalTestAgent,
 		// skill-agent FILE sends FILE's skill.invoke spans to kensa run's OTLP receiver.
 		"skill-agent": skillAgent,
+		// span-flood MODE N sends kensa run's OTLP receiver N hostile bodies (spanlimits_test.go).
+		"span-flood": spanFlood,
 	})
 }
 

@@ -42,8 +42,11 @@ type Record struct {
 	Exit     store.KensaExit
 	Stdout   Captured
 	Stderr   Captured
-	// Trace is the trace in Kensa's model; nil when no spans were captured.
-	Trace []byte
+	// Trace is the trace in Kensa's model; nil when no spans were captured. TraceFile, when
+	// set, holds it instead (kensa run): a run's trace is not held in memory while it waits to
+	// be sealed.
+	Trace     []byte
+	TraceFile string
 	// TracePath is the trace's path as Kensa recorded it (imports).
 	TracePath   string
 	SpanSources []Source
@@ -80,11 +83,12 @@ func (c Captured) open() (io.ReadCloser, error) {
 	return os.Open(c.Path)
 }
 
-// Source is one raw span input.
+// Source is one raw span input: its bytes in Data, or in the spool file File (kensa run).
 type Source struct {
 	Path      string
 	MediaType string
 	Data      []byte
+	File      string
 }
 
 // Annotation keys of Kensa runs.
@@ -179,10 +183,16 @@ func (w *writer) evidence(r *Record) *store.KensaEvidence {
 		ev.DatasetRow = w.blobPtr([]byte(pyvalue.Dumps(r.Row.Value)), store.MediaTypeJSON)
 	}
 	ev.Stdout, ev.Stderr = w.output(r.Stdout), w.output(r.Stderr)
-	if r.Trace != nil {
+	if r.TraceFile != "" {
+		ev.Trace = w.file(r.TraceFile, store.MediaTypeKensaTrace)
+	} else if r.Trace != nil {
 		ev.Trace = w.blobPtr(r.Trace, store.MediaTypeKensaTrace)
 	}
 	for _, src := range r.SpanSources {
+		if src.File != "" {
+			ev.SpanSources = append(ev.SpanSources, store.SourceFile{Path: src.Path, Blob: *w.file(src.File, src.MediaType)})
+			continue
+		}
 		ev.SpanSources = append(ev.SpanSources, store.SourceFile{Path: src.Path, Blob: w.blob(src.Data, src.MediaType)})
 	}
 	if r.Judgement != nil {
@@ -207,6 +217,13 @@ type writer struct {
 
 func (w *writer) blob(b []byte, mediaType string) store.Descriptor {
 	return w.put(io.NopCloser(bytes.NewReader(b)), nil, mediaType)
+}
+
+// file stores the spooled file at path as one blob, streamed.
+func (w *writer) file(path, mediaType string) *store.Descriptor {
+	f, err := os.Open(path)
+	d := w.put(f, err, mediaType)
+	return &d
 }
 
 // put stores what rc holds (opening it failed with err) as one blob.

@@ -1,6 +1,7 @@
 package kensa
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,11 +11,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
 	"github.com/oasis-replay/oasis-replay/formats/otlp"
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/freespace"
 	"github.com/oasis-replay/oasis-replay/internal/pyvalue"
 	"github.com/oasis-replay/oasis-replay/recorder/command"
 	"github.com/oasis-replay/oasis-replay/recorder/otlpreceiver"
@@ -39,6 +43,11 @@ type Options struct {
 	// and a strict reader would not); Warn, when set, hears each warning otherwise.
 	Strict bool
 	Warn   func(error)
+
+	// spanLimits are the limits of each run's spans (zero: otlpreceiver's defaults); freeSpace
+	// measures the spool's file system (nil: freespace.Statfs). Tests set them.
+	spanLimits otlpreceiver.Limits
+	freeSpace  freespace.Func
 }
 
 // Job is one run to execute: a scenario, a dataset row (or none) and a repeat.
@@ -184,18 +193,25 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 			return nil, err
 		}
 	}
-	recv, err := otlpreceiver.Start(otlpDir)
+	// One guard for every spool write of the run, one budget for all its span sources.
+	space := freespace.New(spool, opts.freeSpace)
+	budget := otlpreceiver.NewBudget(opts.spanLimits)
+	recv, err := otlpreceiver.Start(otlpDir, otlpreceiver.Config{Budget: budget, Space: space})
 	if err != nil {
 		return nil, err
 	}
 	env := runEnv(sc, dot.Vars, traceDir, recv.Endpoint())
 	argv := slices.Clone(r.Argv)
 	argv[0] = programIn(argv[0], dot.Vars, job.Dir)
-	res, err := command.Run(ctx, command.Spec{Argv: argv, Env: env, Dir: job.Dir, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput, SpoolDir: spool})
-	bodies, rejected := recv.Close()
+	res, err := command.Run(ctx, command.Spec{Argv: argv, Env: env, Dir: job.Dir, Timeout: opts.Timeout, MaxOutput: opts.MaxOutput, SpoolDir: spool, Space: space})
+	received := recv.Close()
 	if err != nil {
 		return nil, err
 	}
+	if received.SpoolErr != nil {
+		return nil, fmt.Errorf("%w: OTLP body: %w", command.ErrSpool, received.SpoolErr)
+	}
+	bodies, rejected := received.Bodies, received.Rejected
 	r.NonScoring = map[string]string{"started": res.Start.UTC().Format(time.RFC3339Nano), "duration_ns": strconv.FormatInt(int64(res.Duration), 10)}
 	r.Stdout, r.Stderr = captured(res.Stdout), captured(res.Stderr)
 	r.Exit = store.KensaExit{Code: res.ExitCode, Signal: res.Signal, TimedOut: res.TimedOut}
@@ -207,13 +223,25 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 	if err != nil {
 		return nil, err
 	}
-	spans, findings, kensaErr := collectSpans(r, filepath.Join(traceDir, "spans.jsonl"), bodies, opts)
+	spans, findings, kensaErr, err := collectSpans(r, filepath.Join(traceDir, "spans.jsonl"), bodies, budget, opts)
+	if err != nil {
+		return nil, err
+	}
+	limitErr := budget.Err()
+	if limitErr != nil {
+		findings = append(findings, store.Finding{Code: "spans_limit", Severity: store.SeverityError, Scenario: sc.ID,
+			Message: fmt.Sprintf("the agent's spans were not decoded: %v", limitErr)})
+	}
 	if rejected > 0 {
 		findings = append(findings, store.Finding{Code: "otlp_rejected", Severity: store.SeverityWarning, Scenario: sc.ID,
 			Message: fmt.Sprintf("%d OTLP requests were refused (wrong path, method, type or size)", rejected)})
 	}
 	r.Findings = append(r.Findings, findings...)
 	switch malformed := firstError(findings); {
+	case limitErr != nil:
+		// Past a limit nothing was decoded: the run is an error naming the limit, whatever
+		// else happened (the span sources received within it are kept).
+		r.Exit.Code, r.Exit.Error = -1, fmt.Sprintf("Scenario %s: the agent's spans passed a limit of the run: %v", pyvalue.StrRepr(sc.ID), limitErr)
 	case undecodable != "":
 		// subprocess.run(text=True) raises decoding the output: Kensa's run is an error whose
 		// stderr is the decoder's message, whatever the spans.
@@ -232,7 +260,12 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 		}
 		r.Exit.Code, r.Exit.Error = -1, noSpansMessage(sc.ID, res, opts.Timeout, stderr)
 	default:
-		r.Trace = fkensa.WriteTrace(spans)
+		if r.TraceFile, err = writeTrace(filepath.Join(spool, "trace.kensa"), spans, space); errors.Is(err, errTraceTooLarge) {
+			r.TraceFile = ""
+			r.Exit.Code, r.Exit.Error = -1, fmt.Sprintf("Scenario %s: the agent's spans passed a limit of the run: %v", pyvalue.StrRepr(sc.ID), err)
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	if len(opts.JudgeCmd) > 0 && sc.NeedsJudge() {
 		if err := judgeRun(ctx, r, job, opts, spool); err != nil {
@@ -381,11 +414,14 @@ func noSpansMessage(id string, res *command.Result, timeout time.Duration, stder
 	return msg
 }
 
-// collectSpans reads the exporter's JSONL file and the OTLP bodies, keeps each as a span
-// source, and converts the spans to Kensa's model. Malformed sources are findings; kensaErr is
-// the text of the error Kensa's runner raises reading the JSONL file, when this reader knows it
-// (a span time translate._parse_timestamp refuses).
-func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Options) (spans []fkensa.Span, findings []store.Finding, kensaErr string) {
+// collectSpans counts the exporter's JSONL file against the run's budget, then, unless the
+// run passed one of its limits, reads it and the OTLP bodies one at a time, keeps each as a
+// span source (a spool file, read again when sealed), and converts the spans to Kensa's model.
+// Malformed sources are findings; kensaErr is the text of the error Kensa's runner raises
+// reading the JSONL file, when this reader knows it (a span time translate._parse_timestamp
+// refuses). Decoding is done by one run at a time (decoding), so that --parallel does not
+// multiply its memory.
+func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, budget *otlpreceiver.Budget, opts Options) (spans []fkensa.Span, findings []store.Finding, kensaErr string, err error) {
 	var prices fkensa.Prices
 	if opts.Prices != nil {
 		prices, _ = fkensa.ParsePrices(PricesPath, opts.Prices)
@@ -394,8 +430,38 @@ func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Opti
 		findings = append(findings, store.Finding{Code: "spans_malformed", Severity: store.SeverityError,
 			Scenario: r.Definition.Scenario.ID, File: src, Message: err.Error()})
 	}
-	if data, err := os.ReadFile(jsonl); err == nil {
-		r.SpanSources = append(r.SpanSources, Source{Path: "KENSA_TRACE_DIR/spans.jsonl", MediaType: store.MediaTypeOpenInferenceJSONL, Data: data})
+	haveJSONL := false
+	// Lstat: the exporter writes a regular file; a link or a pipe the agent left there is not
+	// followed (a pipe would never end).
+	switch st, err := os.Lstat(jsonl); {
+	case err == nil && st.Mode().IsRegular():
+		haveJSONL = true
+		r.SpanSources = append(r.SpanSources, Source{Path: "KENSA_TRACE_DIR/spans.jsonl", MediaType: store.MediaTypeOpenInferenceJSONL, File: jsonl})
+		if err := budget.AddFile(jsonl, otlpreceiver.FormatJSONL); err != nil && !errors.Is(err, otlpreceiver.ErrLimit) {
+			return nil, nil, "", err
+		}
+	case err == nil:
+		bad("spans.jsonl", fmt.Errorf("not a regular file (%s)", st.Mode().Type()))
+	case !errors.Is(err, os.ErrNotExist):
+		bad("spans.jsonl", err)
+	}
+	for i, b := range bodies {
+		mt := store.MediaTypeOTLPProtobuf
+		if b.MediaType == otlpreceiver.JSON {
+			mt = store.MediaTypeOTLPJSON
+		}
+		r.SpanSources = append(r.SpanSources, Source{Path: fmt.Sprintf("otlp/%06d", i+1), MediaType: mt, File: b.Path})
+	}
+	if budget.Err() != nil {
+		return nil, findings, "", nil
+	}
+	decoding.Lock()
+	defer decoding.Unlock()
+	if haveJSONL {
+		data, err := os.ReadFile(jsonl)
+		if err != nil {
+			return nil, nil, "", err
+		}
 		// Kensa reads the span times its own way (translate._parse_timestamp).
 		got, err := otlp.ReadJSONLWith("spans.jsonl", data, fkensa.SpanTimestamp)
 		if err != nil {
@@ -406,21 +472,17 @@ func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Opti
 		}
 		// Kensa's translate.py reads this file as OpenInference only.
 		spans = append(spans, toKensa(got, prices, otlp.InterpretOpenInference)...)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		bad("spans.jsonl", err)
 	}
 	for i, b := range bodies {
+		name := fmt.Sprintf("otlp/%06d", i+1)
 		data, err := os.ReadFile(b.Path)
 		if err != nil {
-			bad(b.Path, err)
-			continue
+			return nil, nil, "", err
 		}
-		name := fmt.Sprintf("otlp/%06d", i+1)
-		mt, decode := store.MediaTypeOTLPProtobuf, otlp.DecodeProtobuf
+		decode := otlp.DecodeProtobuf
 		if b.MediaType == otlpreceiver.JSON {
-			mt, decode = store.MediaTypeOTLPJSON, otlp.DecodeJSON
+			decode = otlp.DecodeJSON
 		}
-		r.SpanSources = append(r.SpanSources, Source{Path: name, MediaType: mt, Data: data})
 		got, err := decode(data)
 		if err != nil {
 			bad(name, err)
@@ -428,7 +490,46 @@ func collectSpans(r *Record, jsonl string, bodies []otlpreceiver.Body, opts Opti
 		}
 		spans = append(spans, ToKensa(got, prices)...)
 	}
-	return spans, findings, kensaErr
+	return spans, findings, kensaErr, nil
+}
+
+// decoding is held by the run decoding its spans or evaluating its trace: one at a time.
+var decoding sync.Mutex
+
+// errTraceTooLarge: the trace in Kensa's model would pass fkensa.MaxTraceBytes.
+var errTraceTooLarge = errclass.New(errclass.Input, "kensa: trace too large")
+
+// writeTrace writes spans as Kensa's trace to path, a span at a time, each write admitted by
+// space, and returns path; errTraceTooLarge when the trace would pass fkensa.MaxTraceBytes
+// (Kensa's model writes every string JSON-escaped: a trace may be larger than the sources).
+func writeTrace(path string, spans []fkensa.Span, space *freespace.Guard) (_ string, err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", command.ErrSpool, err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%w: %v", command.ErrSpool, cerr)
+		}
+		if err != nil {
+			_ = os.Remove(path)
+		}
+	}()
+	w := bufio.NewWriterSize(space.Writer(f), 64<<10)
+	var n int64
+	for i := range spans {
+		line := fkensa.WriteTrace(spans[i : i+1])
+		if n += int64(len(line)); n > fkensa.MaxTraceBytes {
+			return "", fmt.Errorf("%w: the trace in Kensa's model is more than %d bytes (%d MiB, MaxTraceBytes) at span %d of %d", errTraceTooLarge, int64(fkensa.MaxTraceBytes), fkensa.MaxTraceBytes>>20, i+1, len(spans))
+		}
+		if _, err := w.Write(line); err != nil {
+			return "", fmt.Errorf("%w: %w", command.ErrSpool, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return "", fmt.Errorf("%w: %w", command.ErrSpool, err)
+	}
+	return path, nil
 }
 
 // ToKensa converts spans to Kensa's model as translate.span_to_kensa does, costing spans that
@@ -474,15 +575,10 @@ func toKensa(spans []otlp.Span, prices fkensa.Prices, interpret func(*otlp.Span)
 // judgeRun evaluates the checks; when they pass, it sends Kensa's judge prompt to the judge
 // command and records its answer.
 func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool string) error {
-	ev, err := EvidenceOf(r)
-	if err != nil {
-		return err
+	prompt, pending, err := judgePrompt(r)
+	if err != nil || !pending {
+		return err // failed checks skip the judge (fail-fast), errors never reach it
 	}
-	res := ekensa.Evaluate(ev)
-	if res.Status != ekensa.StatusPending {
-		return nil // failed checks skip the judge (fail-fast), errors never reach it
-	}
-	prompt := ekensa.BuildJudgePrompt(ev)
 	dir := filepath.Join(spool, "judge")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -508,6 +604,21 @@ func judgeRun(ctx context.Context, r *Record, job Job, opts Options, spool strin
 	return nil
 }
 
+// judgePrompt evaluates r's checks and, when they pass, returns Kensa's judge prompt; the
+// spans are decoded under decoding and let go before the judge runs.
+func judgePrompt(r *Record) (prompt string, pending bool, err error) {
+	decoding.Lock()
+	defer decoding.Unlock()
+	ev, err := EvidenceOf(r)
+	if err != nil {
+		return "", false, err
+	}
+	if ekensa.Evaluate(ev).Status != ekensa.StatusPending {
+		return "", false, nil
+	}
+	return ekensa.BuildJudgePrompt(ev), true, nil
+}
+
 // EvidenceOf is the evidence of a record not yet sealed, as replay will load it: a run,
 // its recorded judgement included, evaluates to one result before and after it is sealed.
 // Only the tails of the captured streams that Kensa keeps are read.
@@ -528,10 +639,17 @@ func EvidenceOf(r *Record) (*ekensa.Evidence, error) {
 	if r.Row != nil {
 		ev.Row = r.Row.Value
 	}
-	if r.Trace != nil {
+	trace := r.Trace
+	if r.TraceFile != "" {
+		var err error
+		if trace, err = os.ReadFile(r.TraceFile); err != nil {
+			return nil, err
+		}
+	}
+	if trace != nil {
 		ev.HasTrace = true
 		var err error
-		if ev.Spans, err = fkensa.ReadTrace("trace", r.Trace); err != nil {
+		if ev.Spans, err = fkensa.ReadTrace("trace", trace); err != nil {
 			ev.TraceError = err.Error()
 		}
 	}

@@ -165,6 +165,8 @@ func cmpErr(first, next error) error {
 
 // statusOf evaluates a record as replay will, for kensa run's exit status and listing.
 func statusOf(rec *Record) (string, error) {
+	decoding.Lock()
+	defer decoding.Unlock()
 	ev, err := EvidenceOf(rec)
 	if err != nil {
 		return "", err

@@ -66,7 +66,7 @@ func TestReceiver(t *testing.T) {
 		{"not gzip", Protobuf, "gzip", protobuf, http.StatusBadRequest, "gzip body: ", nil},
 		{"gzip cut short", JSON, "gzip", gzipped(t, json)[:20], http.StatusBadRequest, "body: unexpected EOF", nil},
 	}
-	r, err := Start(t.TempDir())
+	r, err := Start(t.TempDir(), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,8 @@ func TestReceiver(t *testing.T) {
 			want = append(want, tt.spooled)
 		}
 	}
-	bodies, rejected := r.Close()
+	got := r.Close()
+	bodies, rejected := got.Bodies, got.Rejected
 	if len(bodies) != len(want) || rejected != refused {
 		t.Fatalf("%d bodies, %d refused; want %d, %d", len(bodies), rejected, len(want), refused)
 	}
@@ -95,11 +96,11 @@ func TestReceiver(t *testing.T) {
 	}
 }
 
-// A body that decompresses past MaxBody (a zip bomb: 64 MiB of zeros are 64 KiB of gzip) is
-// refused with 413 and nothing of it stays on disk.
+// A body that decompresses past the run's span bytes (a zip bomb: 64 MiB of zeros are 64 KiB of
+// gzip) is refused with 413 naming the limit, and nothing of it stays on disk.
 func TestReceiverGzipBomb(t *testing.T) {
 	dir := t.TempDir()
-	r, err := Start(dir)
+	r, err := Start(dir, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,10 +113,11 @@ func TestReceiverGzipBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	status, answer := post(t, r, Protobuf, "gzip", bomb.Bytes())
-	if status != http.StatusRequestEntityTooLarge || !strings.Contains(answer, "decompressed") {
+	if status != http.StatusRequestEntityTooLarge || !strings.Contains(answer, "more than 33554432 span bytes per run (32 MiB, MaxRunBytes)") {
 		t.Errorf("%d %q", status, answer)
 	}
-	bodies, rejected := r.Close()
+	got := r.Close()
+	bodies, rejected := got.Bodies, got.Rejected
 	if len(bodies) != 0 || rejected != 1 {
 		t.Errorf("%d bodies, %d refused", len(bodies), rejected)
 	}
