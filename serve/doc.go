@@ -9,6 +9,16 @@
 // enforced, nbf enforced when present. Require answers any request without a valid bearer token
 // with 401, an empty body and the WWW-Authenticate challenge, whatever was wrong with it.
 //
+// # Browser sessions
+//
+// Sessions lets a browser open the pages without a bearer header: GET /login?t=… takes a
+// one-time nonce the server printed (NewLoginNonce, 10 minutes) or a login token
+// (TokenSigner.SignLogin: aud LoginAudience, a jti, at most an hour), each once, sets an
+// HttpOnly, SameSite=Strict, Path=/ session cookie (Secure over TLS) and leads to the report.
+// The cookie stands for a token on GET and HEAD requests only, so no cross-site request can
+// change anything with it; a login token is refused as a bearer token. Everything lives in the
+// server's memory: sessions end with it, and a used login token is remembered until it expires.
+//
 // # Errors and bodies
 //
 // Errors are {"error": {"code", "message", "field", "id"}} with a fitting status. An error the

@@ -15,7 +15,7 @@ func serveAPICommand() *cli.Command {
 	return &cli.Command{
 		Name:  "api",
 		Usage: "serve the Eval Library API and its pages (report, review queue) over the store",
-		Description: "Endpoints (every request needs Authorization: Bearer <JWT>):\n" +
+		Description: "Endpoints (every request needs Authorization: Bearer <JWT>, or for a GET a login link's cookie):\n" +
 			"  POST /api/v1/eval/scenarios                 add a scenario (the body is the scenario JSON)\n" +
 			"  GET  /api/v1/eval/scenarios                 list the scenarios\n" +
 			"  POST /api/v1/eval/scenarios/auto-generate   draft scenarios from recorded skill.invoke spans\n" +
@@ -26,16 +26,23 @@ func serveAPICommand() *cli.Command {
 			"  GET  /api/v1/eval/summary                   match rates, shift distribution, flagged count\n" +
 			"  GET  /api/v1/eval/review                    the review queue; POST /api/v1/eval/review/{item} {state, note}\n" +
 			"  GET  /api/v1/openapi.json                   the OpenAPI 3.1 document of these endpoints\n" +
-			"  GET  /eval/report, /eval/review             the HTML report and review queue\n\n" +
+			"  GET  /eval/report, /eval/review             the HTML report and review queue\n" +
+			"  GET  /login?t=NONCE-OR-TOKEN                open a browser session (a login link; no token needed)\n\n" +
 			"Tokens are JWTs signed with HS256 under --jwt-secret-file (at least 32 bytes) or with EdDSA under\n" +
 			"the Ed25519 key of --jwt-public-key (PEM); exp is required, nbf enforced; a missing, expired or\n" +
 			"badly signed token gets 401 and nothing else, and a line on stderr saying why (never the\n" +
 			"token). The secret file's surrounding whitespace is not part of the secret. serve token makes\n" +
-			"a token (serve token --jwt-secret-file FILE, or --jwt-private-key KEY with KEY.pub here).\n" +
-			"The store is opened for each request only, so\n" +
-			"other commands keep working. Errors are JSON: {\"error\": {\"code\", \"message\", \"field\"}}; a malformed\n" +
-			"body is a 400 whose field names the member. Numbers are JSON numbers; match rates are fractions\n" +
-			"from 0 to 1, not percentages.\n\n" +
+			"a token (serve token --jwt-secret-file FILE, or --jwt-private-key KEY with KEY.pub here).\n\n" +
+			"Browsers: at start the server prints a login link, BASE/login?t=NONCE, valid once within 10\n" +
+			"minutes (serve token --url BASE makes more). Opening it sets an HttpOnly, SameSite=Strict\n" +
+			"session cookie (Secure over TLS) and leads to /eval/report; the cookie lasts 8 hours or until\n" +
+			"the server stops, and authorizes GET requests only: changes need the bearer token.\n\n" +
+			"The store is opened for each request only, so other commands keep working. A request that\n" +
+			"finds it held by another process waits up to --lock-wait without holding up the others, then\n" +
+			"gets 503 store_busy with Retry-After: 5. Errors are JSON: {\"error\": {\"code\", \"message\",\n" +
+			"\"field\", \"id\"}}; a malformed body is a 400 whose field names the member; a 500 carries only an\n" +
+			"error id, which the server's stderr prints with the details. Numbers are JSON numbers; match\n" +
+			"rates are fractions from 0 to 1, not percentages.\n\n" +
 			"Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad usage, no key, or the address in use.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Required: true, Usage: "listen on `ADDR` (host:port; port 0 picks one)"},
