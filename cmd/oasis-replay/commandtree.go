@@ -17,7 +17,9 @@ import (
 //     ArgsUsage before it runs, and has no "help" subcommand, so that `replay help` replays the
 //     bundle tagged help;
 //   - its usage line names its required flags and its arguments (usageText), and a missing
-//     required flag is a bad-usage error naming every one missing (takeRequired).
+//     required flag is a bad-usage error naming every one missing (takeRequired);
+//   - a path it reads that is a named pipe, a device or a socket is refused before it runs
+//     (checkSpecialInputs: its path inputs are read from its definition).
 //
 // parent is the program's name and the names of the groups above cmds.
 func prepareCommands(parent string, cmds []*cli.Command) {
@@ -36,12 +38,16 @@ func prepareCommands(parent string, cmds []*cli.Command) {
 		c.UsageText = usageText(parent+" "+c.Name, c)
 		c.HideHelpCommand = true
 		needed := takeRequired(c)
+		_, name, _ := strings.Cut(parent+" "+c.Name, " ") // "record files"
 		if action := c.Action; action != nil {
 			c.Action = func(ctx *cli.Context) error {
 				if err := checkArgs(ctx); err != nil {
 					return err
 				}
 				if err := checkRequired(ctx, needed); err != nil {
+					return err
+				}
+				if err := checkSpecialInputs(ctx, name); err != nil { // the input policy (inputs.go)
 					return err
 				}
 				return action(ctx)

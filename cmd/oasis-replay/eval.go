@@ -15,6 +15,7 @@ import (
 	evalmetric "github.com/oasis-replay/oasis-replay/evaluator/evallib"
 	evalfmt "github.com/oasis-replay/oasis-replay/formats/evallib"
 	"github.com/oasis-replay/oasis-replay/internal/doc"
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	"github.com/oasis-replay/oasis-replay/recorder/evalrun"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -123,7 +124,7 @@ func evalCatalogue(c *cli.Context) (*evalfmt.Catalogue, error) {
 
 // readInput reads a file of outside input, refusing more than the limits allow.
 func readInput(name string, lim doc.Limits) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := inputfile.Open(context.Background(), name) // a regular file only, opened without blocking
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 	rkensa "github.com/oasis-replay/oasis-replay/recorder/kensa"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -59,6 +60,9 @@ func runKensaImport(c *cli.Context) error {
 		debug.SetMemoryLimit(importMemoryLimit)
 	}
 	dir := c.Args().First()
+	if err := checkInputs(argInput(c, "DIR", inputfile.Dir)); err != nil {
+		return err
+	}
 	if _, err := rkensa.KensaRoot(dir); err != nil {
 		return err // before the store is opened: nothing is written
 	}

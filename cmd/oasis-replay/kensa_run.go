@@ -134,7 +134,7 @@ func kensaRunOptions(c *cli.Context) (rkensa.Options, error) {
 		}
 	}
 	if p := c.String("prices"); p != "" {
-		b, err := os.ReadFile(p)
+		b, err := rkensa.ReadInput(c.Context, p) // the input policy
 		if err != nil {
 			return opts, err
 		}

@@ -23,7 +23,7 @@ func recordFilesCommand() *cli.Command {
 			&cli.StringFlag{Name: "audit-log", Usage: "Kubernetes audit log file"},
 			&cli.StringFlag{Name: "before", Usage: "state snapshot before the run: file or directory"},
 			&cli.StringFlag{Name: "after", Usage: "state snapshot after the run: file or directory"},
-			&cli.StringFlag{Name: "transcript", Usage: "agent transcript (JSON)"},
+			&cli.StringFlag{Name: "transcript", Usage: "agent transcript, a JSON `FILE`"},
 		),
 		Action: func(c *cli.Context) error {
 			agent, config, err := agentInput(c)

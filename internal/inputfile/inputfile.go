@@ -160,7 +160,7 @@ func (f rootFS) Open(name string) (fs.File, error) {
 	}
 	file, err := f.r.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, f.r.explain(name, err)
 	}
 	info, err := file.Stat()
 	if err != nil {
@@ -179,4 +179,16 @@ func (f rootFS) Stat(name string) (fs.FileInfo, error) { return f.r.root.FS().(f
 // ReadDir implements fs.ReadDirFS.
 func (f rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return f.r.root.FS().(fs.ReadDirFS).ReadDir(name)
+}
+
+// CheckSpecial refuses path (its links followed) when it is a named pipe, a device or a socket,
+// which no reader reads, saying it is not e; a path that does not exist, or is a file or a
+// directory, is left to the reader. A command checks its inputs with it before anything else,
+// whatever they are.
+func CheckSpecial(path string, e Expect) error {
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().IsRegular() || info.IsDir() {
+		return nil
+	}
+	return checkMode(path, info.Mode(), e)
 }

@@ -149,3 +149,15 @@ func TestReadsEndWithTheContext(t *testing.T) {
 		t.Fatalf("io.Copy after cancel = %v, want context.Canceled", err)
 	}
 }
+
+// TestCheckSpecial refuses only what no reader reads, and leaves the rest to the reader.
+func TestCheckSpecial(t *testing.T) {
+	dir := inputs(t)
+	for name, says := range map[string]string{"file": "", "dir": "", "absent": "", "fifo": "is a named pipe",
+		"link-to-fifo": "is a named pipe", "device": "is a device", "socket": "is a socket"} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name)
+			expectRefusal(t, p, CheckSpecial(p, File), says)
+		})
+	}
+}

@@ -137,3 +137,9 @@ func planLoader(root string) (*loader, error) {
 	}
 	return &loader{root: root, in: in}, nil
 }
+
+// ReadInput reads a file kensa run is given (a price table) under the input policy: a regular
+// file within MaxInputFile, reads ending with ctx.
+func ReadInput(ctx context.Context, path string) ([]byte, error) {
+	return inputfile.ReadFile(ctx, path, fileLimit)
+}
