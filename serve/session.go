@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/oasis-replay/oasis-replay/internal/errclass"
 )
 
 // LoginAudience is the aud claim of a login token (serve token --url): such a token opens one
@@ -203,8 +205,8 @@ func (s *Sessions) claimsOf(r *http.Request) (Claims, bool) {
 	return v.claims, true
 }
 
-// errLoginToken says why a login token is refused.
-var errLoginToken = errors.New("not a valid login token")
+// errLoginToken: a login link's t is neither a nonce of this server nor a valid login token.
+var errLoginToken = errclass.New(errclass.Input, "serve: not a valid login token")
 
 // verifyLogin checks a signed login token: the server's algorithm and key, aud LoginAudience,
 // a jti, and an exp no further than MaxLoginTTL from now.
