@@ -227,3 +227,45 @@ func TestImportRunIDTwice(t *testing.T) {
 		t.Errorf("problems %v, want only the run id's", plan.Problems)
 	}
 }
+
+// TestPlanRefusesPipes: kensa run's plan of a directory whose scenario file, or a scenario's
+// dataset, is a named pipe returns at once with an error naming it (the plan blocked for ever
+// opening the pipe, deaf to SIGTERM); a scenario file leading out of its directory is refused.
+func TestPlanRefusesPipes(t *testing.T) {
+	for _, tt := range []struct{ rel, with, says string }{
+		{"scenarios/angry_customer.yaml", "fifo", "is a named pipe"},
+		{rows, "fifo", "is a named pipe"},
+		{"scenarios/angry_customer.yaml", "angry_customer.yaml", "outside"},
+		{rows, "orders.jsonl", "outside"},
+	} {
+		t.Run(tt.rel+"/"+tt.with, func(t *testing.T) {
+			dir, outside := policyFixture(t)
+			p := filepath.Join(dir, filepath.FromSlash(tt.rel))
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if tt.with == "fifo" {
+				err = syscall.Mkfifo(p, 0o644)
+			} else {
+				err = os.Symlink(filepath.Join(outside, tt.with), p)
+			}
+			if err != nil {
+				t.Skipf("cannot make it here: %v", err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := Plan([]string{filepath.Dir(dir)}, Options{Runs: 1})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), filepath.Base(tt.rel)) || !strings.Contains(err.Error(), tt.says) {
+					t.Errorf("Plan = %v, want an error naming %s saying %q", err, tt.rel, tt.says)
+				}
+			case <-time.After(10 * time.Second):
+				t.Errorf("Plan did not return within 10 s")
+			}
+		})
+	}
+}
