@@ -27,6 +27,15 @@
 //     than 3× the median over every run in the report), repeated_tool_call, high_turn_count
 //     (more than 20 LLM calls).
 //
+// # Which runs, and why each did not pass
+//
+// GatherSelected counts the runs a Filter keeps — run ids (one kensa run invocation, or one run
+// of Kensa's), kensa run tags, a recorded start time, scenarios — read from manifests before
+// anything is replayed, then, per scenario whose definition tree changed, only the runs of the
+// definition of its latest run. The report's Selection states the count, the filter and the
+// definitions dropped, and lists the runs counted, each with Reason: the first cause of its not
+// passing, derived from the bundle alone.
+//
 // Floats are binary64 computed in Kensa's order (internal/pyvalue) and printed with a fixed
 // number of places: 4 for rates and intervals, 6 for pass^k, cost and duration.
 package kensastats
