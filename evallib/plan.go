@@ -59,6 +59,9 @@ type Plan struct {
 	Jobs      []*evalrun.Job
 	// ReusedRuns counts the runs reused; ReusedCells the cells with every run reused.
 	ReusedRuns, ReusedCells int
+	// AgentFiles are the agent's files as they were when the plan was made: part of every
+	// cell key, so runs of the agent before an edit of its files are not reused.
+	AgentFiles []evalrun.AgentFile
 }
 
 // NewPlan resolves the scenarios and variations, builds every cell's request and looks up the
@@ -75,7 +78,11 @@ func NewPlan(ctx context.Context, r Reader, opts PlanOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Options: opts, Scenarios: scenarios}
+	files, err := evalrun.FilesOf(opts.Agent)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Options: opts, Scenarios: scenarios, AgentFiles: files}
 	for _, s := range scenarios {
 		if opts.Baseline || opts.NoVariations {
 			if err := p.addCell(ctx, r, s, nil); err != nil {
@@ -149,7 +156,7 @@ func (p *Plan) addCell(ctx context.Context, r Reader, s *evalfmt.Scenario, v *ev
 	if err != nil {
 		return fmt.Errorf("scenario %s: %w", s.ID, err)
 	}
-	c := &Cell{Scenario: s, Variation: v, Request: req, Key: CellKey(p.Options.Agent, req), Reused: map[int]store.Descriptor{}}
+	c := &Cell{Scenario: s, Variation: v, Request: req, Key: CellKey(p.Options.Agent, p.AgentFiles, req), Reused: map[int]store.Descriptor{}}
 	if !p.Options.Rerun {
 		recorded, err := evalrun.LoadCell(ctx, r, c.Key)
 		if err != nil {
@@ -216,15 +223,18 @@ func definitionOf(s *evalfmt.Scenario, v *evalfmt.Variation) evalrun.Definition 
 	return def
 }
 
-// CellKey identifies a cell: the agent (how it is reached and its version label) and the
-// digest of the request it is sent. Runs recorded under a key are reused by any later run or
-// matrix with the same key (docs/decisions.md, "Eval Library: reuse").
-func CellKey(a evalrun.Agent, request []byte) store.Digest {
+// CellKey identifies a cell: the agent (how it is reached, its version label and the digests of
+// its files) and the digest of the request it is sent. Runs recorded under a key are reused by
+// any later run or matrix with the same key (docs/decisions.md, "Eval Library: reuse", "the
+// agent's files are part of its identity"). An agent without files has the key it had before
+// files were part of it, so its recorded runs stay reusable.
+func CellKey(a evalrun.Agent, files []evalrun.AgentFile, request []byte) store.Digest {
 	b, err := store.Marshal(struct {
-		Agent   store.EvalAgent `json:"agent"`
-		Version string          `json:"version"`
-		Request store.Digest    `json:"request"`
-	}{a.Endpoint(), a.Identity().Version, store.Sum(request)})
+		Agent   store.EvalAgent     `json:"agent"`
+		Version string              `json:"version"`
+		Files   []evalrun.AgentFile `json:"files,omitempty"`
+		Request store.Digest        `json:"request"`
+	}{a.Endpoint(), a.Identity().Version, files, store.Sum(request)})
 	if err != nil {
 		panic("evallib: cell key: " + err.Error()) // strings and digests always encode
 	}

@@ -117,7 +117,7 @@ func recordedBaseline(ctx context.Context, r Reader, l *evalmetric.Loader, p *Pl
 	if err != nil {
 		return nil, err
 	}
-	cell, err := evalrun.LoadCell(ctx, r, CellKey(p.Options.Agent, req))
+	cell, err := evalrun.LoadCell(ctx, r, CellKey(p.Options.Agent, p.AgentFiles, req))
 	if err != nil || cell == nil {
 		return nil, err
 	}

@@ -44,6 +44,7 @@ func evalAgentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "agent", Required: true, Usage: "the agent: a command line split like a shell's words without any expansion (`CMD`), or an http(s):// endpoint"},
 		&cli.StringFlag{Name: "agent-version", Usage: "a `LABEL` for the agent's version: runs of another label are not reused"},
+		&cli.StringSliceFlag{Name: "agent-files", Usage: "the agent's files, a `GLOB` (repeatable; a directory stands for the files below it): their digests are part of the agent's identity, in place of the program given as a path and the arguments that are files"},
 		&cli.DurationFlag{Name: "timeout", Value: evalrun.DefaultTimeout, Usage: "per-run `DURATION` after which the agent is killed and the run fails"},
 		&cli.Int64Flag{Name: "max-answer-bytes", Value: evalrun.DefaultMaxAnswer, Usage: "the largest answer kept, in `BYTES`; a longer one fails the run"},
 		&cli.IntFlag{Name: "runs", Value: 1, Usage: "`N` runs per cell"},
@@ -85,6 +86,9 @@ func (e *evalSetup) plan(c *cli.Context, opts evallib.PlanOptions) (plan *evalli
 		plan, err = evallib.NewPlan(c.Context, s, opts)
 		return err
 	})
+	if err == nil {
+		writeAgentFiles(c.App.ErrWriter, plan)
+	}
 	return plan, err
 }
 
@@ -95,7 +99,7 @@ func evalAgent(c *cli.Context) (evalrun.Agent, evalrun.Limits, error) {
 	if limits.Timeout <= 0 || limits.MaxAnswer <= 0 {
 		return nil, limits, argsError(c, "--timeout and --max-answer-bytes must be positive")
 	}
-	a, err := evalrun.NewAgent(c.String("agent"), c.String("agent-version"), limits)
+	a, err := evalrun.NewAgentFiles(c.String("agent"), c.String("agent-version"), c.StringSlice("agent-files"), limits)
 	if err != nil {
 		return nil, limits, err
 	}

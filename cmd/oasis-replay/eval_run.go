@@ -17,12 +17,10 @@ func evalRunCommand() *cli.Command {
 		Usage: "run the agent on one scenario, baseline or under one variation, and record each run as a bundle",
 		Description: "Sends the scenario's request to the agent --runs times (on stdin for a command, as the POST\n" +
 			"body for an http(s) endpoint), and seals each run (request, answer, stderr, exit status,\n" +
-			"duration) as a bundle. Without --variation the runs are baseline runs. Runs already recorded for\n" +
-			"the same agent and request are reused unless --rerun, when --timeout and --max-answer-bytes\n" +
-			"would not have changed their outcome. Each run is sealed with its verdict and receipt (replay\n" +
-			"RUN proves the digest). Prints each run's match and the cell's\n" +
+			"duration) as a bundle. Without --variation the runs are baseline runs. Each run is sealed with\n" +
+			"its verdict and receipt (replay RUN proves the digest). Prints each run's match and the cell's\n" +
 			"match rate; for a variation, its shift magnitude against the baseline runs recorded for the same\n" +
-			"agent and scenario, with their noise floor.\n\n" +
+			"agent and scenario, with their noise floor.\n\n" + evalReuseHelp +
 			"--agent CMD is split like a shell splits words (quotes and backslashes), without any expansion\n" +
 			"or redirection; no shell runs. The agent inherits the environment.\n\n" +
 			"Exit status: 0 recorded, not flagged; 1 the cell is flagged (shift above its risk level's\n" +
