@@ -14,8 +14,13 @@ import (
 const (
 	svgLabelWidth = 260
 	svgCellWidth  = 96
-	svgCellHeight = 34
+	svgCellHeight = 50
 	svgHeadHeight = 70
+	// A cell is split: the shift on its band's fill above (svgShiftHeight), the match rate as a
+	// bar below, whose filled part (of svgBarWidth) is the share of runs that matched; a cell under
+	// the minimum match rate has its bar outlined in red.
+	svgShiftHeight = 32
+	svgBarWidth    = 94
 )
 
 // bandFill are the heatmap's colours.
@@ -29,9 +34,15 @@ type htmlCell struct {
 	Flagged    bool
 	Title      string
 	TextColour string
+	// MatchY is the top of the match-rate bar, MatchWidth its filled part; LowMatch says the
+	// match rate is under the minimum.
+	MatchY, MatchWidth int
+	MatchText          string
+	LowMatch           bool
 }
 
 type htmlDetail struct {
+	LowMatch  bool
 	Anchor    string
 	Cell      *evalmetric.CellVerdict
 	Band      Band
@@ -61,6 +72,9 @@ type htmlPage struct {
 	Legend     []htmlLegend
 	Thresholds []string
 	Generator  string
+	// MinMatch is the minimum match rate as shown, LowMatch the cells under it.
+	MinMatch string
+	LowMatch int
 }
 
 type htmlHeader struct {
@@ -81,7 +95,8 @@ type htmlLegend struct {
 // matrix. It loads nothing: no script, stylesheet, font or image from elsewhere, so it opens
 // from a file.
 func (r *Report) WriteHTML(w io.Writer) error {
-	page := htmlPage{R: r, Title: "Eval Library matrix " + r.Matrix.Short(), Generator: "oasis-replay"}
+	page := htmlPage{R: r, Title: "Eval Library matrix " + r.Matrix.Short(), Generator: "oasis-replay",
+		MinMatch: r.MinMatch.Rounded(), LowMatch: r.CountBelowMinMatch()}
 	page.Width = svgLabelWidth + svgCellWidth*len(r.Variations) + 10
 	page.Height = svgHeadHeight + svgCellHeight*len(r.Scenarios) + 10
 	for j, v := range r.Variations {
@@ -100,7 +115,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			if c == nil {
 				continue
 			}
-			page.addCell(c, svgLabelWidth+j*svgCellWidth, svgHeadHeight+i*svgCellHeight)
+			page.addCell(c, svgLabelWidth+j*svgCellWidth, svgHeadHeight+i*svgCellHeight, r.BelowMinMatch(c))
 		}
 	}
 	for i, b := range []Band{BandGreen, BandAmber, BandRed} {
@@ -121,21 +136,29 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return reportTemplate.Execute(w, page)
 }
 
-func (p *htmlPage) addCell(c *evalmetric.CellVerdict, x, y int) {
+func (p *htmlPage) addCell(c *evalmetric.CellVerdict, x, y int, lowMatch bool) {
 	anchor := fmt.Sprintf("cell-%d", len(p.Details)+1)
 	band, text := BandOf(c.ShiftMagnitude), value(c.ShiftMagnitude)
 	if c.Variation == store.EvalBaseline {
 		band, text = BandNone, value(c.NoiseFloor)
 	}
 	title := fmt.Sprintf("%s / %s: shift %s, match rate %s, %d runs", c.Scenario, c.Variation, orDash(value(c.ShiftMagnitude)), c.MatchRate.Value, c.Runs)
+	if lowMatch {
+		title += ", match rate below " + p.MinMatch
+	}
 	colour := "#000"
 	if band == BandRed {
 		colour = "#fff"
 	}
+	matched := 0
+	if c.Runs > 0 {
+		matched = svgBarWidth * c.Matched / c.Runs
+	}
 	p.Cells = append(p.Cells, htmlCell{X: x, Y: y, Text: orDash(text), Fill: bandFill[band], Anchor: anchor,
-		Flagged: c.Flagged, Title: title, TextColour: colour})
+		Flagged: c.Flagged, Title: title, TextColour: colour,
+		MatchY: y + svgShiftHeight + 1, MatchWidth: matched, MatchText: "match " + c.MatchRate.Value, LowMatch: lowMatch})
 	d := htmlDetail{Anchor: anchor, Cell: c, Band: band, Shift: orDash(value(c.ShiftMagnitude)), Noise: orDash(value(c.NoiseFloor)),
-		Scenario: c.Scenario, Variation: c.Variation}
+		Scenario: c.Scenario, Variation: c.Variation, LowMatch: lowMatch}
 	if c.Flagged {
 		d.ReviewID = ReviewItemID(c)
 	}
@@ -170,12 +193,14 @@ The baseline column shows the noise floor: the mean distance between baseline ru
 <svg id="heatmap" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="shift magnitude heatmap">
 {{range .Columns}}<text x="{{.X}}" y="{{.Y}}" text-anchor="middle" font-size="12"><title>{{.Full}}</title>{{.Text}}</text>
 {{end}}{{range .Rows}}<text x="{{.X}}" y="{{.Y}}" text-anchor="end" font-size="13"><title>{{.Full}}</title>{{.Text}}</text>
-{{end}}{{range .Cells}}<a href="#{{.Anchor}}" class="cell"><title>{{.Title}}</title><rect x="{{.X}}" y="{{.Y}}" width="94" height="32" rx="3" fill="{{.Fill}}"{{if .Flagged}} stroke="#000" stroke-width="3"{{end}}></rect><text x="{{.X}}" dx="47" y="{{.Y}}" dy="21" text-anchor="middle" font-size="14" fill="{{.TextColour}}">{{.Text}}{{if .Flagged}} !{{end}}</text></a>
+{{end}}{{range .Cells}}<a href="#{{.Anchor}}" class="cell"><title>{{.Title}}</title><rect x="{{.X}}" y="{{.Y}}" width="94" height="32" rx="3" fill="{{.Fill}}"{{if .Flagged}} stroke="#000" stroke-width="3"{{end}}></rect><text x="{{.X}}" dx="47" y="{{.Y}}" dy="21" text-anchor="middle" font-size="14" fill="{{.TextColour}}">{{.Text}}{{if .Flagged}} !{{end}}</text><g class="match{{if .LowMatch}} low{{end}}"><rect class="match-track" x="{{.X}}" y="{{.MatchY}}" width="94" height="14" fill="#eceff1"{{if .LowMatch}} stroke="#b71c1c" stroke-width="2"{{end}}></rect><rect class="match-bar" x="{{.X}}" y="{{.MatchY}}" width="{{.MatchWidth}}" height="14" fill="#90caf9"></rect><text x="{{.X}}" dx="47" y="{{.MatchY}}" dy="11" text-anchor="middle" font-size="10" fill="{{if .LowMatch}}#b71c1c{{else}}#000{{end}}">{{.MatchText}}{{if .LowMatch}} ✗{{end}}</text></g></a>
 {{end}}</svg>
 <svg id="legend" xmlns="http://www.w3.org/2000/svg" width="600" height="30" viewBox="0 0 600 30" role="img" aria-label="legend">
 {{range .Legend}}<rect x="{{.X}}" y="6" width="18" height="18" fill="{{.Fill}}"></rect><text x="{{.X}}" dx="24" y="20" font-size="12">{{.Text}}</text>
 {{end}}</svg>
-<p>A thick border and "!" mark a flagged cell.</p>
+<p>The bar under each cell is its match rate: the share of runs whose answer holds every expected value.
+A thick border and "!" mark a flagged cell; a red outline and "✗" a match rate below <span id="min-match">{{.MinMatch}}</span>
+(<b id="low-match-count">{{.LowMatch}}</b> cell(s)), however small the shift.</p>
 
 <h2>Match rate</h2>
 <table id="match-rates"><thead><tr><th>scenario</th><th>variation</th><th>match rate</th><th>runs</th><th>failed</th></tr></thead><tbody>
@@ -197,7 +222,7 @@ The baseline column shows the noise floor: the mean distance between baseline ru
 
 <h2>Cells and their run bundles</h2>
 {{range .Details}}<section id="{{.Anchor}}" class="detail">
-<h3>{{.Scenario}} / {{.Variation}}{{if .Cell.Flagged}} <span class="flag">flagged</span>{{end}}</h3>
+<h3>{{.Scenario}} / {{.Variation}}{{if .Cell.Flagged}} <span class="flag">flagged</span>{{end}}{{if .LowMatch}} <span class="flag">match rate below {{$.MinMatch}}</span>{{end}}</h3>
 <p>Risk {{.Cell.RiskLevel}}, threshold {{.Cell.Threshold}}. Match rate {{.Cell.MatchRate.Value}} ({{.Cell.Matched}}/{{.Cell.Runs}}), shift magnitude {{.Shift}}, noise floor {{.Noise}}.{{if .ReviewID}} Review item <code>{{.ReviewID}}</code>.{{end}}</p>
 <ol class="bundles">{{range .Cell.Bundles}}<li><code>{{.}}</code></li>{{end}}</ol>
 </section>

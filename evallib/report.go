@@ -59,6 +59,9 @@ type Report struct {
 	// Previous is the matrix this one is compared with; Changes the cells that moved.
 	Previous *store.Digest
 	Changes  []Change
+	// MinMatch is the match rate under which a cell is flagged as mostly wrong, whatever its
+	// shift (DefaultMinMatch unless SetMinMatch; minmatch.go).
+	MinMatch evalmetric.Ratio
 	// cells indexes Cells by scenario and variation.
 	cells map[[2]string]*evalmetric.CellVerdict
 }
@@ -85,7 +88,8 @@ type Change struct {
 // NewReport builds the report of a matrix, compared with previous when given.
 func NewReport(m *MatrixSummary, previous *MatrixSummary) *Report {
 	r := &Report{Matrix: m.Bundle, Agent: m.Manifest.Agent, RunsPerCell: m.Manifest.RunsPerCell,
-		Scenarios: m.Manifest.Scenarios, Cells: m.Verdict.Cells, Flagged: m.Verdict.Flagged, Thresholds: m.Verdict.Thresholds}
+		Scenarios: m.Manifest.Scenarios, Cells: m.Verdict.Cells, Flagged: m.Verdict.Flagged, Thresholds: m.Verdict.Thresholds,
+		MinMatch: defaultMinMatch}
 	seen := map[string]bool{}
 	r.cells = make(map[[2]string]*evalmetric.CellVerdict, len(r.Cells))
 	for i := range r.Cells {
@@ -228,6 +232,9 @@ type jsonCell struct {
 	RiskLevel      string         `json:"risk_level"`
 	Failed         int            `json:"failed"`
 	Threshold      number         `json:"threshold"`
+	// BelowMinMatch is set on the cells whose match rate is under the report's minimum, and left
+	// out otherwise (eval run prints cells without it).
+	BelowMinMatch bool `json:"below_min_match,omitempty"`
 }
 
 type jsonChange struct {
@@ -253,6 +260,8 @@ type jsonReport struct {
 	Previous          *store.Digest       `json:"previous"`
 	Changes           []jsonChange        `json:"changes"`
 	Regressions       int                 `json:"regressions"`
+	MinMatch          number              `json:"min_match"`
+	BelowMinMatch     int                 `json:"below_min_match"`
 }
 
 // WriteCellsJSON writes cells as `eval run --json` prints them: {"cells": [...]}, each cell as
@@ -282,7 +291,8 @@ func encodeJSON(w io.Writer, v any) error {
 
 // WriteJSON writes the report as JSON: {"cells": [{"scenario", "variation", "runs",
 // "match_rate", "shift_magnitude", "noise_floor", "flagged", "bundles", …}], …}, numbers
-// rounded half away from zero to three places.
+// rounded half away from zero to three places. A cell under the minimum match rate has
+// "below_min_match": true; "min_match" and the count "below_min_match" come last.
 func (r *Report) WriteJSON(w io.Writer) error {
 	out := jsonReport{Matrix: r.Matrix, Agent: r.Agent, RunsPerCell: r.RunsPerCell, Flagged: r.Flagged,
 		Previous: r.Previous, Regressions: r.Regressions(), Cells: []jsonCell{}, Changes: []jsonChange{},
@@ -291,8 +301,11 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.Thresholds[level] = number{&evalmetric.Metric{Value: t}}
 	}
 	for i := range r.Cells {
-		out.Cells = append(out.Cells, cellJSON(&r.Cells[i]))
+		cell := cellJSON(&r.Cells[i])
+		cell.BelowMinMatch = r.BelowMinMatch(&r.Cells[i])
+		out.Cells = append(out.Cells, cell)
 	}
+	out.MinMatch, out.BelowMinMatch = number{&evalmetric.Metric{Value: r.MinMatch.Rounded()}}, r.CountBelowMinMatch()
 	for _, c := range r.Changes {
 		out.Changes = append(out.Changes, jsonChange{Scenario: c.Scenario, Variation: c.Variation,
 			ShiftBefore: number{c.ShiftBefore}, ShiftAfter: number{c.ShiftAfter},
@@ -308,7 +321,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write([]string{"scenario", "variation", "risk_level", "runs", "matched", "failed", "match_rate",
-		"shift_magnitude", "noise_floor", "threshold", "flagged", "bundles"}); err != nil {
+		"shift_magnitude", "noise_floor", "threshold", "flagged", "bundles", "below_min_match"}); err != nil {
 		return err
 	}
 	for i := range r.Cells {
@@ -319,7 +332,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		}
 		row := []string{c.Scenario, c.Variation, c.RiskLevel, strconv.Itoa(c.Runs), strconv.Itoa(c.Matched),
 			strconv.Itoa(c.Failed), c.MatchRate.Value, value(c.ShiftMagnitude), value(c.NoiseFloor), c.Threshold,
-			strconv.FormatBool(c.Flagged), strings.Join(bundles, " ")}
+			strconv.FormatBool(c.Flagged), strings.Join(bundles, " "), strconv.FormatBool(r.BelowMinMatch(c))}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -20,31 +20,45 @@ var bandStyle = map[Band]struct{ ansi, marker string }{
 
 const (
 	ansiReset  = "\x1b[0m"
-	cellWidth  = 9
+	cellWidth  = 10
 	nameWidth  = 32
 	flagMarker = "!"
+	// lowMatchMarker follows the flag marker in a cell whose match rate is under the report's
+	// minimum: the shift alone would draw a cell whose every answer is wrong, alike, as green.
+	lowMatchMarker = "✗"
 )
 
+// gridCell is what a grid draws in one cell.
+type gridCell struct {
+	text     string
+	band     Band
+	flagged  bool
+	lowMatch bool
+}
+
 // WriteText writes the report for a terminal: the shift-magnitude heatmap (numbers always
-// shown, coloured by band when color is set, else followed by the band's marker), the match
-// rates, the flagged cells and the changes since the previous matrix.
+// shown, coloured by band when color is set, else followed by the band's marker; "!" after a
+// flagged cell, "✗" after a cell whose match rate is under the minimum), the match rates, the
+// flagged cells, the cells under the minimum match rate and the changes since the previous
+// matrix.
 func (r *Report) WriteText(w io.Writer, color bool) error {
 	p := textout.New(w)
+	minMatch := r.MinMatch.Rounded()
 	p.Line("Matrix %s: agent %s, %d runs per cell, %d scenarios × %d variations",
 		r.Matrix.Short(), agentName(r), r.RunsPerCell, len(r.Scenarios), len(r.Variations)-1)
 	p.Line("\nShift magnitude (mean distance to the baseline runs; 0 = identical, 1 = completely different)")
-	r.writeGrid(p, color, func(c *evalmetric.CellVerdict) (string, Band, bool) {
+	r.writeGrid(p, color, func(c *evalmetric.CellVerdict) gridCell {
 		if c.Variation == "baseline" {
-			return value(c.NoiseFloor), BandNone, false
+			return gridCell{text: value(c.NoiseFloor), band: BandNone, lowMatch: r.BelowMinMatch(c)}
 		}
-		return value(c.ShiftMagnitude), BandOf(c.ShiftMagnitude), c.Flagged
+		return gridCell{text: value(c.ShiftMagnitude), band: BandOf(c.ShiftMagnitude), flagged: c.Flagged, lowMatch: r.BelowMinMatch(c)}
 	}, "noise")
-	p.Line("  %s green ≤ 0.2 no meaningful shift   %s amber ≤ 0.5 moderate shift   %s red > 0.5 critical shift   %s flagged",
-		swatch(BandGreen, color), swatch(BandAmber, color), swatch(BandRed, color), flagMarker)
+	p.Line("  %s green ≤ 0.2 no meaningful shift   %s amber ≤ 0.5 moderate shift   %s red > 0.5 critical shift   %s flagged   %s match rate below %s",
+		swatch(BandGreen, color), swatch(BandAmber, color), swatch(BandRed, color), flagMarker, lowMatchMarker, minMatch)
 	p.Line("  the baseline column shows the noise floor: the mean distance between baseline runs")
 	p.Line("\nMatch rate (runs whose answer holds every expected value)")
-	r.writeGrid(p, false, func(c *evalmetric.CellVerdict) (string, Band, bool) {
-		return c.MatchRate.Value, BandNone, false
+	r.writeGrid(p, false, func(c *evalmetric.CellVerdict) gridCell {
+		return gridCell{text: c.MatchRate.Value, band: BandNone, lowMatch: r.BelowMinMatch(c)}
 	}, "baseline")
 	p.Line("\n%d flagged cell(s) (thresholds: critical %s, high %s, medium %s, low %s)", r.Flagged,
 		r.Thresholds["critical"], r.Thresholds["high"], r.Thresholds["medium"], r.Thresholds["low"])
@@ -53,6 +67,13 @@ func (r *Report) WriteText(w io.Writer, color bool) error {
 		if c.Flagged {
 			p.Line("  %s / %s: shift %s above %s (%s), review item %s", c.Scenario, c.Variation,
 				c.ShiftMagnitude.Value, c.Threshold, c.RiskLevel, ReviewItemID(c))
+		}
+	}
+	p.Line("\n%d cell(s) with a match rate below %s (--min-match)", r.CountBelowMinMatch(), minMatch)
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if r.BelowMinMatch(c) {
+			p.Line("  %s / %s: match rate %s (%d of %d runs matched)", c.Scenario, c.Variation, c.MatchRate.Value, c.Matched, c.Runs)
 		}
 	}
 	r.writeChanges(p)
@@ -101,7 +122,7 @@ func orDash(s string) string {
 }
 
 // writeGrid writes one row per scenario and one column per variation.
-func (r *Report) writeGrid(p *textout.Writer, color bool, cell func(*evalmetric.CellVerdict) (string, Band, bool), baselineHeader string) {
+func (r *Report) writeGrid(p *textout.Writer, color bool, cell func(*evalmetric.CellVerdict) gridCell, baselineHeader string) {
 	var head strings.Builder
 	head.WriteString(pad("scenario", nameWidth) + " " + pad("risk", 8))
 	for _, v := range r.Variations {
@@ -121,25 +142,30 @@ func (r *Report) writeGrid(p *textout.Writer, color bool, cell func(*evalmetric.
 				row.WriteString(" " + pad("", cellWidth))
 				continue
 			}
-			text, band, flagged := cell(c)
-			row.WriteString(" " + drawCell(orDash(text), band, flagged, color))
+			row.WriteString(" " + drawCell(cell(c), color))
 		}
 		p.Line("%s", strings.TrimRight(row.String(), " "))
 	}
 }
 
-// drawCell draws a value in a cell of cellWidth columns: "0.120 G !" in plain text, the number
-// on its band's colour otherwise.
-func drawCell(text string, band Band, flagged bool, color bool) string {
-	flag := " "
-	if flagged {
-		flag = flagMarker
+// drawCell draws a value in a cell of cellWidth columns: "0.120 G !✗" in plain text, the
+// number on its band's colour otherwise, then the flag and the low-match markers.
+func drawCell(c gridCell, color bool) string {
+	marks := " "
+	if c.flagged {
+		marks = flagMarker
 	}
-	style := bandStyle[band]
+	if c.lowMatch {
+		marks += lowMatchMarker
+	} else {
+		marks += " "
+	}
+	text := orDash(c.text)
+	style := bandStyle[c.band]
 	if color && style.ansi != "" {
-		return style.ansi + pad(" "+text, cellWidth-2) + ansiReset + " " + flag
+		return style.ansi + pad(" "+text, cellWidth-3) + ansiReset + " " + marks
 	}
-	return pad(text+" "+style.marker+" "+flag, cellWidth)
+	return pad(text+" "+style.marker+" "+marks, cellWidth)
 }
 
 func swatch(b Band, color bool) string {

@@ -141,6 +141,20 @@ func TestPagesInBrowser(t *testing.T) {
 	if !slices.Equal(cells, wantCells) {
 		t.Errorf("heatmap cells %q, want %q", cells, wantCells)
 	}
+	// Under each cell, its match rate as drawn: a bar below the shift, filled to the share of runs
+	// that matched, outlined in red with "✗" when below the minimum match rate (0.5 by default),
+	// however small the shift; and their count beside the legend.
+	bars := get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#heatmap a.cell")).map(a => {
+		const shift = a.querySelector("rect").getBoundingClientRect(), g = a.querySelector("g.match");
+		const track = g.querySelector("rect.match-track"), bar = g.querySelector("rect.match-bar").getBoundingClientRect();
+		return g.querySelector("text").textContent + " " + Math.round(bar.width) + "/" + Math.round(track.getBoundingClientRect().width) + " " +
+			(track.getAttribute("stroke") || "none") + " " + (track.getBoundingClientRect().top >= shift.bottom ? "below" : "overlapping");
+	})`))
+	wantBars := []string{"match 1.000 94/94 none below", "match 0.000 ✗ 0/94 #b71c1c below", "match 0.000 ✗ 0/94 #b71c1c below", "match 0.000 ✗ 0/94 #b71c1c below"}
+	lowMatch := get(t, ctx, chromedp.Text(chromedp.ID("low-match-count")))
+	if !slices.Equal(bars, wantBars) || lowMatch != "3" {
+		t.Errorf("match-rate bars %q, low-match count %q; want %q, 3", bars, lowMatch, wantBars)
+	}
 	legend := get(t, ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#legend rect")).map(r =>
 		r.getAttribute("fill") + " " + r.nextElementSibling.textContent)`))
 	wantLegend := []string{"#4caf50 0.0–0.2 no meaningful shift", "#ffb300 0.2–0.5 moderate shift", "#e53935 0.5–1.0 critical shift"}

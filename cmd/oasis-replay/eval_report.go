@@ -25,6 +25,7 @@ func evalReportCommand() *cli.Command {
 			"match rates, the flagged cells and the changes since the previous matrix of the same\n" +
 			"scenarios. --html FILE writes a self-contained page (inline SVG heatmap with legend, match\n" +
 			"rates, shift distribution, flagged count, each cell linking to its run bundles' digests).\n\n" +
+			evalMinMatchHelp +
 			"--from REMOTE reports on what REMOTE holds instead, pulled into a temporary store: MATRIX is\n" +
 			"then a digest, prefix or tag of a matrix there, by default the one no other matrix there names\n" +
 			"as its previous (eval matrix --from REMOTE --push REMOTE seals it from sharded runs).\n\n" +
@@ -33,14 +34,19 @@ func evalReportCommand() *cli.Command {
 			&cli.StringFlag{Name: "html", Usage: "write the HTML report to `FILE`"},
 			&cli.StringFlag{Name: "csv", Usage: "write one row per cell to `FILE`"},
 			&cli.BoolFlag{Name: "json", Usage: "print the cells as JSON instead of the heatmap"},
+			minMatchFlag(),
 		}, fromFlagList()...),
 		Action: runEvalReport,
 	}
 }
 
 func runEvalReport(c *cli.Context) error {
+	minMatch, err := evalMinMatch(c)
+	if err != nil {
+		return err
+	}
 	var report *evallib.Report
-	err := withMatrixReportStore(c, readOnly, func(s store.Store) error {
+	err = withMatrixReportStore(c, readOnly, func(s store.Store) error {
 		m, err := reportMatrix(c, s)
 		if err != nil {
 			return err
@@ -61,6 +67,7 @@ func runEvalReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	report.SetMinMatch(minMatch)
 	if name := c.String("html"); name != "" {
 		if err := writeReportFile(name, report.WriteHTML); err != nil {
 			return err

@@ -39,7 +39,8 @@ func runOK(t *testing.T, args []string, stdout, stderr io.Writer) {
 // when it is a terminal, and only then; the line is drawn again while a slow agent runs.
 func TestEvalMatrixProgressOnTerminal(t *testing.T) {
 	base := evalStore(t)
-	matrix := append(base, "eval", "matrix", "--agent", "eval-agent slow", "--parallel", "2", "--variation", "time_pressure")
+	// --min-match 0: the slow agent gives in to time pressure, which is not what this test is about.
+	matrix := append(base, "eval", "matrix", "--agent", "eval-agent slow", "--parallel", "2", "--variation", "time_pressure", "--min-match", "0")
 	var out, errOut bytes.Buffer
 	runOK(t, matrix, &out, &errOut)
 	if strings.Contains(errOut.String(), "cells:") || strings.Contains(errOut.String(), "\r") {
@@ -75,11 +76,12 @@ func TestEvalReportColourOnTerminal(t *testing.T) {
 		t.Fatalf("eval matrix: status %d\n%s", status, out.String())
 	}
 	report := append(base, "eval", "report")
-	// The cells of the heatmap: time_pressure amber, authority_bias red and flagged,
-	// social_anchoring green at the end of the line; then the legend's swatches.
-	coloured := []string{"\x1b[30;43m 0.333 \x1b[0m   \x1b[97;41m 1.000 \x1b[0m ! \x1b[30;42m 0.000 \x1b[0m\n",
+	// The cells of the heatmap: time_pressure amber, authority_bias red and flagged, both with
+	// every answer wrong (✗), social_anchoring green at the end of the line; then the legend's
+	// swatches.
+	coloured := []string{"\x1b[30;43m 0.333 \x1b[0m  ✗ \x1b[97;41m 1.000 \x1b[0m !✗ \x1b[30;42m 0.000 \x1b[0m\n",
 		"  \x1b[30;42m  \x1b[0m green ≤ 0.2", "\x1b[30;43m  \x1b[0m amber ≤ 0.5", "\x1b[97;41m  \x1b[0m red > 0.5"}
-	plain := []string{" 0.333 A   1.000 R ! 0.000 G\n", "  G green ≤ 0.2", "A amber ≤ 0.5", "R red > 0.5"}
+	plain := []string{" 0.333 A  ✗ 1.000 R !✗ 0.000 G\n", "  G green ≤ 0.2", "A amber ≤ 0.5", "R red > 0.5"}
 
 	tty := onTerminal(t, func(terminal *os.File) { runOK(t, report, terminal, io.Discard) })
 	for _, want := range coloured {
