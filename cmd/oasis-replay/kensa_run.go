@@ -81,12 +81,9 @@ func runKensaRun(c *cli.Context) error {
 	if jobs, err = shardKensaJobs(c, jobs); err != nil {
 		return err
 	}
-	spool := c.String("spool")
-	if spool == "" {
-		if spool, err = os.MkdirTemp("", "oasis-replay-kensa-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(spool)
+	spool, spoolDone, err := kensaRunSpool(c)
+	if err != nil {
+		return err
 	}
 	open := func(use func(s rkensa.Writer) error) error {
 		return withStore(c, readWrite, func(s store.Store) error { return use(s) })
@@ -98,6 +95,7 @@ func runKensaRun(c *cli.Context) error {
 	status := newRunStatus(c.App.Writer, c.App.ErrWriter, len(jobs))
 	sealed := &sealedRuns{Events: status}
 	sum, err := rkensa.RunJobs(c.Context, jobs, opts, c.Int("parallel"), spool, open, tag, sealed)
+	spoolDone(err)
 	status.finish(sum)
 	if err == nil {
 		err = sealed.push(c)

@@ -57,8 +57,8 @@ func TestRunKeepsFreeSpaceMargin(t *testing.T) {
 // run naming the limit, its span sources kept and nothing decoded.
 func TestRunSpanLimits(t *testing.T) {
 	tests := []struct {
-		name  string
-		flags []string
+		name    string
+		flags   []string
 		lim     otlpreceiver.Limits
 		want    string
 		sources int // the body past the limit is refused; the JSONL file is kept

@@ -164,13 +164,9 @@ func Execute(ctx context.Context, job Job, opts Options, spool string) (*Record,
 	if opts.Tag != "" {
 		r.Annotations[AnnotationTag] = opts.Tag
 	}
-	r.Input, r.HasInput = sc.Input, !sc.Input.IsNull()
+	r.Input, r.HasInput = inputOf(sc, job.Row)
 	if job.Row != nil {
 		r.Case = job.Row.Number
-		v, _ := job.Row.Value.Get(sc.InputField)
-		if !v.IsNull() {
-			r.Input, r.HasInput = v, true
-		}
 	}
 	r.Argv = buildArgv(sc.RunCommand, sc.RunCommandText != "", r.Input, r.HasInput)
 	dot := loadDotenv(job.Dir)

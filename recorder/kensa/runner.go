@@ -62,7 +62,12 @@ type OpenStore func(use func(s Writer) error) error
 // with tag(record) when tag is not nil. It stops starting jobs when ctx ends or a run cannot
 // be recorded; runs cut short by ctx are not sealed. The bundles do not depend on parallel:
 // each run's evidence is its own.
-func RunJobs(ctx context.Context, jobs []Job, opts Options, parallel int, spool string, open OpenStore, tag func(*Record) []string, ev Events) (Summary, error) {
+func RunJobs(ctx context.Context, jobs []Job, opts Options, parallel int, spool string, open OpenStore, tag func(*Record) []string, ev Events) (sum Summary, err error) {
+	lock, err := lockSpool(spool)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer func() { releaseSpool(spool, lock, err == nil && sum.Interrupted == 0) }()
 	r := &runner{ctx: ctx, opts: opts, spool: spool, open: open, tag: tag, ev: ev, wake: make(chan struct{}, 1), ending: make(chan struct{})}
 	sealed := make(chan struct{})
 	go r.sealLoop(sealed)
@@ -131,6 +136,11 @@ func (r *runner) one(job Job, i int) {
 	rec, err := Execute(r.ctx, job, r.opts, dir)
 	if err == nil && !rec.Interrupted {
 		rec.Status, err = statusOf(rec)
+	}
+	if err == nil && !rec.Interrupted {
+		// Kept before it waits for the sealer: a kensa run killed from now on leaves the run
+		// to be recovered (RecoverSpool).
+		err = keepRecord(r.spool, rec)
 	}
 	r.mu.Lock()
 	switch {
