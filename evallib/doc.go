@@ -9,7 +9,7 @@
 // live:
 //
 //	eval/scenarios/<id>         the latest version of a scenario (each names the previous one)
-//	eval/cells/<key>            the runs recorded for a cell key (agent + request digest)
+//	eval/cells/<key>            the runs recorded for a cell key (agent and its files + request digest)
 //	eval/matrices/<set>         the latest matrix over a set of scenarios
 //	eval/latest-matrix          the latest matrix of all
 //	eval/verdicts/<bundle>      the receipt of a bundle's verdict (stored when a run or matrix is sealed)
@@ -18,7 +18,8 @@
 // # Matrices
 //
 // NewPlan resolves scenarios and variations and builds each cell's request and key (CellKey:
-// the agent as reached, its version label and the request digest); runs already recorded under
+// the agent as reached, its version label, the digests of its files as they are when the plan is
+// made (evalrun.FilesOf) and the request digest); runs already recorded under
 // a key are reused unless Rerun, when the plan's limits would have given them the same outcome
 // (evalrun.Limits.Reusable). RunMatrix executes the plan (recorder/evalrun), every run sealed
 // with its verdict and receipt, and SealMatrix seals the matrix: a store.EvalMatrix bundle
@@ -44,7 +45,8 @@
 //
 // NewReport compares a matrix with its predecessor (changes, regressions: newly flagged, a worse
 // band, a lower match rate). WriteText draws the heatmap (green up to 0.2, amber up to 0.5, red
-// above; colour or a G/A/R marker), WriteHTML a self-contained page (inline SVG, no external
-// asset), WriteCSV one row per cell, WriteJSON the issue's {"cells": [...]} with numbers rounded
-// to three places.
+// above; colour or a G/A/R marker; "✗" after a cell whose match rate is below the report's
+// minimum, SetMinMatch, DefaultMinMatch 0.5), WriteHTML a self-contained page (inline SVG, a
+// match-rate bar under each cell, no external asset), WriteCSV one row per cell, WriteJSON the
+// issue's {"cells": [...]} with numbers rounded to three places.
 package evallib

@@ -10,6 +10,11 @@
 // Limits: a timeout (the process group killed), and caps on the answer (a longer answer fails
 // the run; its first bytes are kept) and on stderr.
 //
+// An agent's files (FileAgent, FilesOf) are hashed when asked: the program when given as a path
+// and the arguments that are regular files, or what NewAgentFiles' patterns (--agent-files) match,
+// within MaxAgentFiles and MaxAgentBytes. The Eval Library puts their digests in every cell key,
+// so that an edited agent is run again rather than its old runs reused.
+//
 // # Runs and bundles
 //
 // Execute runs jobs (run number N of a cell key) Parallel at a time. Each reply is spooled to
