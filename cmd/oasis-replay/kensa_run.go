@@ -46,7 +46,9 @@ func kensaRunCommand() *cli.Command {
 			"--shard I/N runs only the runs whose key, \"<scenario id>/<dataset row, 0 if none>/<repeat>\",\n" +
 			"hashes into shard I of N (--shards N takes I from JOB_COMPLETION_INDEX); give every shard the\n" +
 			"same --run-id. --push REMOTE then pushes the runs sealed (kensa stats --from REMOTE reports\n" +
-			"on the union).",
+			"on the union). --from REMOTE first pulls the runs REMOTE holds into the store and skips the\n" +
+			"runs of the shard already there under the same --run-id: a shard retried runs only what is\n" +
+			"missing.",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "runs", Value: 1, Usage: "run each scenario (each dataset row) `N` times"},
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "run up to `P` agents at once"},
@@ -58,7 +60,7 @@ func kensaRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "run-id", Usage: "run id recorded in each bundle (default: one made from the start time)"},
 			&cli.StringFlag{Name: "spool", Usage: "spool directory (default: a temporary directory, removed when done)"},
 			&cli.BoolFlag{Name: "strict", Usage: "refuse scenarios with what Kensa only tolerates (unknown params, …)"},
-		}, append(shardFlagList(kensaRunShardKey), pushFlagList("the runs sealed")...)...),
+		}, kensaRunShardFlags()...),
 		Action: runKensaRun,
 	}
 }
@@ -78,7 +80,7 @@ func runKensaRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if jobs, err = shardKensaJobs(c, jobs); err != nil {
+	if jobs, err = shardKensaJobs(c, jobs, opts.RunID); err != nil {
 		return err
 	}
 	spool, spoolDone, err := kensaRunSpool(c)

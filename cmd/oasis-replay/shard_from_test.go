@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -195,5 +196,51 @@ func TestGoldenCheckFromShards(t *testing.T) {
 	status, _, stderr = runArgs(append(check, "--from", fmt.Sprintf("oci://%s/golden/n2", reg.Host))...)
 	if status != exitError || !strings.Contains(stderr, "example-abort-partial") {
 		t.Errorf("golden check --from after an edit of a golden file: exit %d, %s", status, stderr)
+	}
+}
+
+// TestKensaRunShards: kensa run --shard I/3 --from REMOTE --push REMOTE, each shard on an empty
+// store as a pod starts, the last first, then the busiest again: the remote ends with each run of the
+// plan once (the retried shard finds its runs there and runs none), and kensa stats --from
+// counts them all.
+func TestKensaRunShards(t *testing.T) {
+	reg := remotetest.StartRegistry(t)
+	project := kensaProject(t, "")
+	url := "oci://" + reg.Host + "/kensa/run"
+	runShard := func(i int) (int, string) {
+		status, stdout, stderr := runArgs("--store", filepath.Join(t.TempDir(), "pod"), "kensa", "run", "--runs", "7", "--run-id", "sharded",
+			"--shard", shard.Shard{Index: i, Count: 3}.String(), "--from", url, "--push", url, "--plain-http", project)
+		if status != exitOK {
+			t.Fatalf("shard %d: exit %d\n%s%s", i, status, stdout, stderr)
+		}
+		return strings.Count(stdout, "  where  pass\n"), stderr
+	}
+	sealed, busiest, most := 0, 0, 0
+	for _, i := range []int{2, 1, 0} {
+		n, _ := runShard(i)
+		sealed += n
+		if n > most {
+			busiest, most = i, n
+		}
+	}
+	if n, stderr := runShard(busiest); n != 0 || !strings.Contains(stderr, fmt.Sprintf("%d runs of run id sharded are sealed already", most)) {
+		t.Errorf("shard %d retried ran %d runs again:\n%s", busiest, n, stderr)
+	}
+	if sealed != 7 {
+		t.Errorf("the shards sealed %d runs, want 7", sealed)
+	}
+	pulled := filepath.Join(t.TempDir(), "pulled")
+	mustRun(t, "--store", pulled, "bundle", "pull", url, "--all", "--plain-http")
+	var all struct {
+		Runs []struct {
+			RunID string `json:"run_id"`
+		}
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "--store", pulled, "kensa", "replay", "--no-store", "--json")), &all); err != nil || len(all.Runs) != 7 {
+		t.Errorf("the remote holds %d runs (%v), want 7", len(all.Runs), err)
+	}
+	stats := mustRun(t, "--store", filepath.Join(t.TempDir(), "empty"), "kensa", "stats", "--from", url, "--plain-http", "--json")
+	if want := mustRun(t, "--store", pulled, "kensa", "stats", "--json"); stats != want {
+		t.Errorf("kensa stats --from differs from the stats of a store holding the remote's runs:\n%s\nwant\n%s", stats, want)
 	}
 }

@@ -22,14 +22,6 @@ func shardFlagList(key string) []cli.Flag {
 	}
 }
 
-// pushFlagList is --push and --plain-http for a command that pushes what it sealed or derived.
-func pushFlagList(what string) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "push", Usage: "then push " + what + " to `REMOTE` (a remote's name or URL)"},
-		plainHTTPFlag(),
-	}
-}
-
 // fromFlagList is --from and --plain-http for a report read from a remote.
 func fromFlagList() []cli.Flag {
 	return []cli.Flag{
