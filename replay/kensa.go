@@ -27,6 +27,8 @@ type KensaBundle struct {
 	// Exit is how the agent's process ended, as recorded: whether it timed out or was killed by
 	// a signal is said there only (Kensa's result says "exited with code -1"). Never evaluated.
 	Exit store.KensaExit
+	// release gives back the share of the trace budget the run's trace took (EachKensa).
+	release func()
 }
 
 // KensaResult is the evaluation of a Kensa bundle, with its receipt.
@@ -78,6 +80,8 @@ type KensaReader struct {
 	blobs  map[store.Digest][]byte
 	values map[store.Digest]pyvalue.Value
 	cached int
+	// traces, when set, bounds the trace bytes decoded at once by the runs loaded concurrently.
+	traces *traceBudget
 }
 
 // Bounds of KensaReader's blob cache.
@@ -144,10 +148,11 @@ func (r *KensaReader) loadRun(ctx context.Context, d store.Digest, m *store.Kens
 	l := kensaLoader{ctx: ctx, r: r}
 	ev, def, err := l.evidence(m, eb, readErr)
 	if err != nil {
+		l.done()
 		return nil, fmt.Errorf("bundle %s (%s): %w", d.Short(), m.Scenario, err)
 	}
 	ev.Digest = m.Evidence
-	return &KensaBundle{Digest: d, Manifest: m, Evidence: ev, Definition: def.definition, Exit: l.exit}, nil
+	return &KensaBundle{Digest: d, Manifest: m, Evidence: ev, Definition: def.definition, Exit: l.exit, release: l.release}, nil
 }
 
 // KensaClaimed reads the result Kensa recorded for the run m (an imported run), nil when it
@@ -200,6 +205,7 @@ func EachKensaWhere[T any](ctx context.Context, s store.Store, keep func(store.D
 		return nil, err
 	}
 	reader := NewKensaReader(s)
+	reader.traces = newTraceBudget() // runs are loaded concurrently: their traces share a budget
 	results := make([]*T, len(bundles))
 	errs := make([]error, len(bundles))
 	next := make(chan int)
@@ -282,6 +288,7 @@ func eachKensa[T any](ctx context.Context, r *KensaReader, bundles []store.Diges
 			continue
 		}
 		v, err := fn(b)
+		b.done()
 		results[i], errs[i] = &v, err
 	}
 }
@@ -377,6 +384,8 @@ type kensaLoader struct {
 	r   *KensaReader
 	// exit is the exit the evidence records, once read.
 	exit store.KensaExit
+	// release gives back the share of r.traces the run's trace holds; nil when none.
+	release func()
 }
 
 // maxEvidenceBlob bounds what replay reads into memory from one blob.

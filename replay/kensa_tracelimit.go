@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	ekensa "github.com/oasis-replay/oasis-replay/evaluator/kensa"
 	fkensa "github.com/oasis-replay/oasis-replay/formats/kensa"
@@ -32,6 +33,9 @@ func (l *kensaLoader) trace(ev *ekensa.Evidence, desc store.Descriptor) error {
 	if ev.TraceError = traceTooLarge(desc, nil); ev.TraceError != "" {
 		return nil
 	}
+	if l.r.traces != nil {
+		l.release = l.r.traces.acquire(desc.Size)
+	}
 	raw, err := l.blob(desc)
 	if err != nil {
 		return err
@@ -47,4 +51,55 @@ func (l *kensaLoader) trace(ev *ekensa.Evidence, desc store.Descriptor) error {
 		ev.TraceError = err.Error()
 	}
 	return nil
+}
+
+// done gives back what the loader holds of the trace budget.
+func (l *kensaLoader) done() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
+}
+
+// done gives back what the run holds of the trace budget, once it was evaluated.
+func (b *KensaBundle) done() {
+	if b.release != nil {
+		b.release()
+		b.release = nil
+	}
+}
+
+// traceBudget bounds the bytes of the traces decoded at once by runs loaded concurrently
+// (EachKensa's workers, a few per processor): their spans live until each run is evaluated, and
+// a trace of MaxTraceBytes decodes to several times that, so without it memory would grow with
+// the processors. Traces of up to MaxTraceBytes in all are decoded at once; a run waits for its
+// share, a trace is never larger than the whole (traceTooLarge refuses it first).
+type traceBudget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	left int64
+}
+
+func newTraceBudget() *traceBudget {
+	b := &traceBudget{left: fkensa.MaxTraceBytes}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// acquire waits until n bytes (at most the whole budget) are free, takes them, and returns
+// the function giving them back.
+func (b *traceBudget) acquire(n int64) func() {
+	n = min(max(n, 0), fkensa.MaxTraceBytes)
+	b.mu.Lock()
+	for b.left < n {
+		b.cond.Wait()
+	}
+	b.left -= n
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		b.left += n
+		b.mu.Unlock()
+		b.cond.Broadcast()
+	}
 }

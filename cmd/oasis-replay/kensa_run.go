@@ -29,11 +29,15 @@ func kensaRunCommand() *cli.Command {
 			"strict reader would not is a warning; --strict refuses it. The agent gets KENSA_TRACE_DIR (Kensa's JSONL exporter) and OTEL_EXPORTER_OTLP_ENDPOINT\n" +
 			"(an OTLP/HTTP receiver on 127.0.0.1, protobuf and JSON, gzip-compressed or not), with\n" +
 			"OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL set to http/protobuf unless\n" +
-			"the scenario's env_overrides set one; every span source is kept byte-exact.\n" +
-			"A run past --timeout is killed with its process group and recorded as an error run.\n\n" +
-			"The store is never held while agents run: each run is spooled to a directory, and the store is\n" +
-			"opened at most once a second to seal finished runs. A killed kensa run loses only the runs in\n" +
-			"flight. The progress line (runs done, running, failed) is drawn only when stderr is a terminal.\n\n" +
+			"the scenario's env_overrides set one; every span source is kept byte-exact. A run's spans past\n" +
+			"32 MiB, 20,000 spans or 524,288 values are refused (413) and the run is an error naming the limit.\n" +
+			"A run past --timeout is killed with its process group and recorded as an error run; the group\n" +
+			"is ended when any run ends.\n\n" +
+			"The store is never held while agents run: each run is spooled to a directory (under the store's\n" +
+			"journals/, or --spool), and the store is opened at most once a second to seal finished runs. A\n" +
+			"killed kensa run loses only the runs in flight: the next kensa run (or record recover) seals the\n" +
+			"finished runs it left. The progress line (runs done, running, failed) is drawn only when stderr\n" +
+			"is a terminal.\n\n" +
 			"--judge-cmd CMD runs a judge command for scenarios with criteria whose checks pass: Kensa's\n" +
 			"judge prompt on its stdin, its answer (Kensa's JSON verdict) on its stdout; both are recorded.\n" +
 			"Without it, criteria are recorded as pending, never as passed.\n\n" +
@@ -58,7 +62,7 @@ func kensaRunCommand() *cli.Command {
 			&cli.StringFlag{Name: "judge-cmd", Usage: "judge command `CMD` (prompt on stdin, answer on stdout)"},
 			&cli.StringFlag{Name: "judge-model", EnvVars: []string{"KENSA_JUDGE_MODEL"}, Usage: "model name recorded with each judgement"},
 			&cli.StringFlag{Name: "run-id", Usage: "run id recorded in each bundle (default: one made from the start time)"},
-			&cli.StringFlag{Name: "spool", Usage: "spool directory (default: a temporary directory, removed when done)"},
+			&cli.StringFlag{Name: "spool", Usage: "spool directory (default: a directory under the store's journals/, removed when every run is sealed)"},
 			&cli.BoolFlag{Name: "strict", Usage: "refuse scenarios with what Kensa only tolerates (unknown params, …)"},
 		}, kensaRunShardFlags()...),
 		Action: runKensaRun,

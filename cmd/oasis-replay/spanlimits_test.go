@@ -140,16 +140,15 @@ func peakRSS(t *testing.T, args ...string) (int64, int, string) {
 // Whatever an agent sends its OTLP receiver, kensa run records it within the memory budget, as
 // an error run naming the limit when it passes one, and replay and kensa stats re-check the
 // stored runs within it too: each is measured as a child process. The bodies past a limit are
-// refused with 413. OASIS_REPLAY_SPAN_FLOOD=N sends N times as many bodies, on two agents at
-// once.
+// refused with 413. OASIS_REPLAY_SPAN_FLOOD=N runs each scenario N times, two agents at once,
+// so that replay and kensa stats meet N runs at the limits.
 func TestKensaRunSpanLimitsBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends hundreds of MiB of spans")
 	}
-	scale, parallel := 1, "1"
+	runs, parallel := "1", "1"
 	if v := os.Getenv("OASIS_REPLAY_SPAN_FLOOD"); v != "" {
-		scale, _ = strconv.Atoi(v)
-		parallel = "2"
+		runs, parallel = v, "2"
 	}
 	dir := filepath.Join(t.TempDir(), ".kensa")
 	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
@@ -168,18 +167,19 @@ func TestKensaRunSpanLimitsBoundedMemory(t *testing.T) {
 	}
 	for _, tt := range tests {
 		sc := fmt.Sprintf("id: %s\nname: %s\nrun_command: [span-flood, %s, %q]\nchecks:\n  - type: output_contains\n    params: {value: shipped}\n",
-			tt.mode, tt.mode, tt.mode, strconv.Itoa(tt.bodies*scale))
+			tt.mode, tt.mode, tt.mode, strconv.Itoa(tt.bodies))
 		if err := os.WriteFile(filepath.Join(dir, "scenarios", tt.mode+".yaml"), []byte(sc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	storeDir := filepath.Join(t.TempDir(), "store")
-	rss, status, out := peakRSS(t, "--store", storeDir, "kensa", "run", "--parallel", parallel, "--tag", "flood", dir)
+	rss, status, out := peakRSS(t, "--store", storeDir, "kensa", "run", "--runs", runs, "--parallel", parallel, "--tag", "flood", dir)
 	t.Logf("kensa run: peak RSS %d MiB", rss>>20)
 	if rss > spanBudget {
 		t.Errorf("kensa run: peak RSS %d MiB, more than %d MiB", rss>>20, spanBudget>>20)
 	}
-	if status != 2 || !strings.Contains(out, "5 runs sealed, 4 did not pass: 0 failed, 4 in error") {
+	n, _ := strconv.Atoi(runs)
+	if status != 2 || !strings.Contains(out, fmt.Sprintf("%d runs sealed, %d did not pass: 0 failed, %d in error", 5*n, 4*n, 4*n)) {
 		t.Fatalf("kensa run: status %d\n%s", status, out)
 	}
 	for _, tt := range tests {

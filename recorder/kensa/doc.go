@@ -26,13 +26,27 @@
 // OpenInference or GenAI spans, costed with the pinned price table where they state no cost,
 // and written as Kensa's trace (formats/kensa.WriteTrace), in start-time order of arrival.
 //
+// # Limits of a run's spans
+//
+// Every span source of a run (the OTLP bodies, the JSONL file) is counted against the run's
+// budget before anything decodes it (recorder/otlpreceiver: span bytes, spans, values,
+// nesting); a run past one is an error run naming the limit, its sources kept within it and
+// nothing decoded. Sources and the trace stay in spool files until sealed; a run's spans are
+// decoded by one run at a time, and its trace in Kensa's model is at most
+// formats/kensa.MaxTraceBytes. Every spool write keeps freespace.Margin free on its file
+// system, or the run fails naming it.
+//
 // # Crash safety
 //
 // RunJobs never holds the store while agents run: each run's evidence is spooled to a directory
 // of its own (captured streams stay in their spool files until sealed, so a run's output never
 // has to fit in memory), and the store is opened at most once a second to seal the runs that
-// finished. A killed `kensa run` loses at most the runs in flight; every sealed bundle is
-// complete (store.Seal writes the ref last).
+// finished. Each finished run is kept in its directory (record.json, and its definition once
+// under defs/, written synced and renamed into place) before it waits for the sealer, and the
+// spool is locked while kensa run writes it (spool.go). A killed `kensa run` loses at most the
+// runs in flight: RecoverSpool seals the finished runs it left, as it would have sealed them
+// (record recover, and kensa run when it starts); every sealed bundle is complete
+// (store.Seal writes the ref last).
 //
 // # Failed runs
 //
