@@ -49,6 +49,14 @@
 // another already covered its records. A process that is killed loses nothing it wrote (the
 // kernel holds it); a power loss loses at most what was appended after the last Sync.
 //
+// # Free space
+//
+// Every record is admitted by a freespace.Guard before it is written: one that would leave less
+// than freespace.Margin free on the journal's file system (the margin the store keeps for new
+// content) is refused like a failed write, naming the margin, and the journal takes no more
+// records. The recording then stops where the store itself would, instead of filling the disk
+// the store is on; what the journal holds is sealed as after any write error.
+//
 // # Locking
 //
 // The process writing a journal holds an exclusive lock on its file (flock) until it has

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/freespace"
 )
 
 // Sentinel errors.
@@ -109,6 +110,10 @@ type Writer struct {
 
 	syncMu sync.Mutex
 	synced int64 // end of what the last Sync covered
+
+	// space admits every record written: the journal keeps freespace.Margin free on its file
+	// system, as the store does, so a recording cannot fill the disk the store is on.
+	space *freespace.Guard
 }
 
 // Create creates a new journal under root (root/<id>/journal) and locks it.
@@ -125,7 +130,7 @@ func Create(root string) (*Writer, error) {
 		os.Remove(dir)
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	w := &Writer{file: file{dir: dir, f: f}}
+	w := &Writer{file: file{dir: dir, f: f}, space: freespace.New(dir, nil)}
 	fail := func(err error) (*Writer, error) {
 		f.Close()
 		os.RemoveAll(dir)
@@ -211,6 +216,10 @@ func (w *Writer) Append(t Type, parts ...[]byte) (int64, error) {
 		w.buf = frame // reuse small frames; large ones are garbage at once
 	}
 	off := w.off
+	if err := w.space.Admit(int64(len(frame))); err != nil {
+		w.err = fmt.Errorf("journal %s: %w", w.dir, err)
+		return 0, w.err
+	}
 	if _, err := w.f.WriteAt(frame, off); err != nil {
 		_ = w.f.Truncate(off)
 		w.err = fmt.Errorf("journal %s: write: %w", w.dir, err)
