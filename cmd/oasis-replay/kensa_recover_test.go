@@ -148,7 +148,9 @@ func TestAgentBackgroundChildEnded(t *testing.T) {
 			return []string{"oasis-replay", "--store", filepath.Join(t.TempDir(), "store"), "kensa", "run", kensaDir}
 		}},
 		{"eval run", func() []string { return append(evalStore(t), "eval", "run", "--agent", script, "--scenario", "deploy") }},
-		{"eval matrix", func() []string { return append(evalStore(t), "eval", "matrix", "--agent", script, "--variation", "sycophancy") }},
+		{"eval matrix", func() []string {
+			return append(evalStore(t), "eval", "matrix", "--agent", script, "--variation", "sycophancy")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

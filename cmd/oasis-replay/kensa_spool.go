@@ -16,7 +16,8 @@ import (
 // new directory under the store's journals directory, where record recover and the next kensa
 // run find it if this one is killed. done, called with RunJobs' error, removes a spool kensa
 // run named once every run in it is sealed or was in flight; one holding finished runs that
-// could not be sealed stays for record recover.
+// could not be sealed stays for record recover. A spool that cannot be recovered is a warning:
+// it stays for record recover, which says why.
 func kensaRunSpool(c *cli.Context) (spool string, done func(error), err error) {
 	root := journalsDir(c)
 	stale, err := rkensa.ListSpools(root)
@@ -33,7 +34,10 @@ func kensaRunSpool(c *cli.Context) (spool string, done func(error), err error) {
 		case errors.Is(err, rkensa.ErrSpoolInUse):
 			continue // another kensa run is writing it
 		case err != nil:
-			return "", nil, fmt.Errorf("kensa run: recovering the spool %s a kensa run left: %w", dir, err)
+			// Left for record recover, which reports it: one spool that cannot be sealed must
+			// not keep every later kensa run from running.
+			fmt.Fprintf(c.App.ErrWriter, "kensa run: warning: the spool %s a kensa run left was not recovered: %v\n", dir, err)
+			continue
 		}
 		printRecoveredSpool(c, rec)
 	}

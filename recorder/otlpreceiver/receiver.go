@@ -52,6 +52,7 @@ type Receiver struct {
 	// one admits one body at a time: each is counted against what the budget has left once the
 	// bodies before it were counted.
 	one      sync.Mutex
+	closed   bool // under one: Close returned, no body is taken any more
 	mu       sync.Mutex
 	bodies   []Body
 	spoolErr error
@@ -97,6 +98,7 @@ func (r *Receiver) Close() Received {
 	_ = r.srv.Close()
 	r.one.Lock() // a body being spooled is finished (its connection closed) or refused
 	defer r.one.Unlock()
+	r.closed = true
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return Received{Bodies: append([]Body(nil), r.bodies...), Rejected: r.rejected, SpoolErr: r.spoolErr}
@@ -134,6 +136,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.one.Lock()
 	defer r.one.Unlock()
+	if r.closed {
+		r.reject(w, http.StatusServiceUnavailable, "the run is over")
+		return
+	}
 	if err := r.budget.Err(); err != nil {
 		r.reject(w, http.StatusRequestEntityTooLarge, err.Error())
 		return
