@@ -70,15 +70,16 @@ func NewPlan(ctx context.Context, r Reader, opts PlanOptions) (*Plan, error) {
 	if opts.Runs < 1 {
 		return nil, fmt.Errorf("evallib: runs per cell must be at least 1, got %d", opts.Runs)
 	}
+	// The agent's files first: a pattern that names nothing usable is said before anything else.
+	files, err := evalrun.FilesOf(opts.Agent)
+	if err != nil {
+		return nil, err
+	}
 	scenarios, err := planScenarios(ctx, r, opts.Scenarios)
 	if err != nil {
 		return nil, err
 	}
 	variations, err := planVariations(opts)
-	if err != nil {
-		return nil, err
-	}
-	files, err := evalrun.FilesOf(opts.Agent)
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,10 @@ var policyRecipes = map[string]policyRecipe{
 	}},
 	"serve token --jwt-secret-file":     {args: fixed("serve", "token", "--jwt-secret-file", "@")},
 	"serve token --jwt-private-key":     {args: fixed("serve", "token", "--jwt-private-key", "@")},
+
+	// The agent's files, hashed by eval run and eval matrix.
+	"eval run --agent-files":    {args: fixed("eval", "run", "--agent", "true", "--scenario", "x", "--agent-files", "@"), noLink: agentFilesNoLink},
+	"eval matrix --agent-files": {args: fixed("eval", "matrix", "--agent", "true", "--agent-files", "@"), noLink: agentFilesNoLink},
 }
 
 // policyExempt are the path inputs the test does not feed, each with its reason.
@@ -115,6 +119,10 @@ var policyExempt = map[string]string{}
 // goldenNoLink: why golden's directories are not fed a link leading out.
 const goldenNoLink = "golden reads the repository's own corpus and the shared test data its recipes name, " +
 	"reached through links by design; it checks, and imports nothing from an untrusted party"
+
+// agentFilesNoLink: why --agent-files directories are not fed a link leading out.
+const agentFilesNoLink = "the agent's files are the user's own program, which the command runs; a link in its tree is " +
+	"followed as the agent follows it, and what it leads to is only hashed: its content is never parsed, stored or published"
 
 // snapshotSays: a snapshot directory's links are not read (skipped with a finding), so a
 // directory holding only a link holds no snapshot.

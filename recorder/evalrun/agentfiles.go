@@ -148,7 +148,20 @@ func (h *fileHasher) match(path, pattern string) error {
 	case fi.Mode().IsRegular():
 		return h.file(path, fmt.Sprintf("--agent-files %q", pattern))
 	}
-	return fmt.Errorf("%w: --agent-files %q: %s is not a regular file or a directory (%s)", ErrAgentFiles, pattern, path, fi.Mode().Type())
+	return fmt.Errorf("%w: --agent-files %q: %s is %s, not a regular file or a directory", ErrAgentFiles, pattern, path, describeMode(fi.Mode()))
+}
+
+// describeMode names what a path that is neither a file nor a directory is.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "of mode " + m.Type().String()
 }
 
 // tree adds every regular file below root, in lexical order. Hidden entries (a name starting
@@ -218,7 +231,7 @@ func (h *fileHasher) room(path string, size int64, what string) error {
 	case int64(len(h.files)) >= maxAgentFiles:
 		return fmt.Errorf("%w: %s: more than %d files to hash (at %s); name the agent's own files with --agent-files", ErrAgentFiles, what, maxAgentFiles, path)
 	case h.bytes+size > maxAgentBytes:
-		return fmt.Errorf("%w: %s: %s (%d bytes) brings the files to hash past %d bytes; name the agent's own files with --agent-files, or label its version with --agent-version",
+		return fmt.Errorf("%w: %s: %s (%d bytes) takes the files to hash past the limit of %d bytes; name the agent's own files with --agent-files, or label its version with --agent-version",
 			ErrAgentFiles, what, path, size, maxAgentBytes)
 	}
 	return nil

@@ -119,8 +119,9 @@ func TestAgentFilesErrors(t *testing.T) {
 		{"malformed pattern", "sh", []string{"src/[a"}, MaxAgentFiles, MaxAgentBytes, `--agent-files "src/[a": syntax error in pattern`},
 		{"empty pattern", "sh", []string{" "}, MaxAgentFiles, MaxAgentBytes, "an empty pattern"},
 		{"pattern matching nothing", "sh", []string{"agent.py", "srcs/*.py"}, MaxAgentFiles, MaxAgentBytes, `--agent-files "srcs/*.py" matches no file`},
-		{"too many bytes", "python3 agent.py data/big.bin", nil, MaxAgentFiles, 50, "data/big.bin (100 bytes) brings the files to hash past 50 bytes"},
+		{"too many bytes", "python3 agent.py data/big.bin", nil, MaxAgentFiles, 50, "data/big.bin (100 bytes) takes the files to hash past the limit of 50 bytes"},
 		{"too many files", "sh", []string{"src"}, 2, MaxAgentBytes, `--agent-files "src": more than 2 files to hash`},
+		{"a device", "sh", []string{"/dev/null"}, MaxAgentFiles, MaxAgentBytes, `--agent-files "/dev/null": /dev/null is a device, not a regular file or a directory`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
