@@ -102,8 +102,9 @@ func (s *Sessions) Mount(protected http.Handler) http.Handler {
 // once. It sets the session cookie (HttpOnly, SameSite=Strict, Secure over TLS, Path=/) and
 // leads to the report; a link that is not valid, expired or used already gets a 401 page.
 func (s *Sessions) login(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
+	if r.Method != http.MethodGet {
+		// Not even HEAD: a link checker's HEAD would use the link up.
+		w.Header().Set("Allow", "GET")
 		WriteError(w, r, Errorf(http.StatusMethodNotAllowed, "method_not_allowed", "%s is not allowed here (allowed: GET)", r.Method))
 		return
 	}
