@@ -124,7 +124,13 @@ func (s *Store) cutPack() error {
 	if len(members) == 0 {
 		return nil
 	}
-	var content []byte
+	// The content is allocated at its size: the pack may stay in the cache, which counts
+	// its length, and a slice grown by appending holds up to twice that.
+	size := 0
+	for _, m := range members {
+		size += len(m.content)
+	}
+	content := make([]byte, 0, size)
 	offsets := make([]int64, len(members))
 	for i, m := range members {
 		offsets[i] = int64(len(content))
@@ -179,7 +185,18 @@ func (s *Store) cutPack() error {
 		s.packs.bases = active
 	}
 	s.packs.mu.Unlock()
-	s.packs.cache.put(n, decodedPack{content: content, alone: c != codecDict})
+	// Only a base is read again soon (the next cuts compress with it); any other pack is
+	// decoded when a read asks for it. A base no longer active leaves the cache, so that a
+	// long run of writes keeps a cache of the active bases rather than growing one to its
+	// limit, and the memory a writer holds does not grow with what it has written.
+	if newBase {
+		s.packs.cache.put(n, decodedPack{content: content, alone: true})
+	}
+	for _, b := range bases {
+		if !slices.Contains(active, b) {
+			s.packs.cache.drop(b)
+		}
+	}
 	return nil
 }
 
