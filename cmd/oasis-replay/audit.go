@@ -38,6 +38,10 @@ func auditCommand() *cli.Command {
 			"Kensa's judge error for a pending run) is a note. Where the evaluator cannot evaluate a check\n" +
 			"exactly as Kensa would, what that check decides is a not-re-derivable finding naming the cause,\n" +
 			"never a mismatch.\n\n" +
+			"An Eval Library run or matrix is compared with the verdict recorded for it (eval run, eval\n" +
+			"matrix and replay record one): the same digest reproduces; another verdict recorded by this\n" +
+			"evaluator is a mismatch; one recorded by an evaluator of other rules (another version or\n" +
+			"rules digest) is not-re-derivable, naming both. --format text or json.\n\n" +
 			"--format text lists the findings by severity with their deciding evidence; json is\n" +
 			"canonical JSON with the verdict digest and receipt; junit is JUnit XML with one test case\n" +
 			"per scenario and one per run-level check.\n\n" +
@@ -75,6 +79,9 @@ func runAudit(c *cli.Context) error {
 		other, m, err := otherEvaluation(c, s, d)
 		if err != nil {
 			return err
+		}
+		if other != nil && other.audit == nil && isEvalBundle(m) {
+			return auditEval(c, s, d, m)
 		}
 		if other != nil && other.audit == nil {
 			return argsError(c, "bundle %s is a %s bundle, which records no result to audit", d.Short(), m.ObjectKind())
