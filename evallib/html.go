@@ -108,7 +108,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			Text: abbreviate(text, 14), Full: v})
 	}
 	for i, s := range r.Scenarios {
-		page.Rows = append(page.Rows, htmlHeader{X: svgLabelWidth - 8, Y: svgHeadHeight + i*svgCellHeight + svgCellHeight/2 + 5,
+		page.Rows = append(page.Rows, htmlHeader{X: svgLabelWidth - 8, Y: svgHeadHeight + i*svgCellHeight + svgShiftHeight/2 + 5,
 			Text: abbreviate(s.Name, 34), Full: s.ID + " (" + s.RiskLevel + ")"})
 		for j, v := range r.Variations {
 			c := r.Cell(s.ID, v)
