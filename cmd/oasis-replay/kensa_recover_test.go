@@ -187,3 +187,31 @@ func processGone(pid int) bool {
 	}
 	return false
 }
+
+// A spool that cannot be recovered (its record damaged) does not keep kensa run from running:
+// it is a warning, and the spool stays for record recover, which reports it and fails.
+func TestKensaRunDamagedSpoolLeftForRecover(t *testing.T) {
+	storeDir := filepath.Join(t.TempDir(), "store")
+	spool := filepath.Join(storeDir, "journals", "kensa-20260101T000000Z-1-abcd")
+	if err := os.MkdirAll(filepath.Join(spool, "run-000001"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"kensa-spool": "", "run-000001/record.json": "{not json"} {
+		if err := os.WriteFile(filepath.Join(spool, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if status := run([]string{"oasis-replay", "--store", storeDir, "kensa", "run", kensaProject(t, "")}, strings.NewReader(""), &stdout, &stderr); status != 0 ||
+		!strings.Contains(stderr.String(), "kensa run: warning: the spool "+spool+" a kensa run left was not recovered: kensa: spool: ") {
+		t.Errorf("kensa run: %d %s", status, stderr.String())
+	}
+	stderr.Reset()
+	if status := run([]string{"oasis-replay", "--store", storeDir, "record", "recover"}, strings.NewReader(""), &stdout, &stderr); status != 2 ||
+		!strings.Contains(stderr.String(), "journal kensa-20260101T000000Z-1-abcd: not sealed: kensa: spool: ") {
+		t.Errorf("record recover: %d %s", status, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(spool, "run-000001", "record.json")); err != nil {
+		t.Errorf("the damaged spool was not kept: %v", err)
+	}
+}

@@ -19,6 +19,9 @@ import (
 // could not be sealed stays for record recover. A spool that cannot be recovered is a warning:
 // it stays for record recover, which says why.
 func kensaRunSpool(c *cli.Context) (spool string, done func(error), err error) {
+	if c.String("store") == "" {
+		return "", nil, usageErrorf(c, "--store is empty")
+	}
 	root := journalsDir(c)
 	stale, err := rkensa.ListSpools(root)
 	if err != nil {
