@@ -150,7 +150,9 @@ func TestServeAPIStoreWait(t *testing.T) {
 	if read.status != http.StatusOK || read.took > 1500*time.Millisecond {
 		t.Errorf("a read while a write waits for the store: %d after %s, want 200 at once: %s", read.status, read.took, read.body)
 	}
+	t.Logf("a read while a write waited for the store: %d after %s", read.status, read.took)
 	w := <-posted
+	t.Logf("the write: %d after %s", w.status, w.took)
 	if w.status != http.StatusServiceUnavailable || w.header.Get("Retry-After") != strconv.Itoa(serve.StoreRetryAfter) ||
 		!strings.Contains(w.body, `"code":"store_busy"`) {
 		t.Errorf("a write the store was not free for: %d, Retry-After %q: %s", w.status, w.header.Get("Retry-After"), w.body)
