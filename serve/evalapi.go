@@ -140,7 +140,11 @@ func (a *EvalAPI) acquire(ctx context.Context, write bool) (store.Store, func() 
 		}
 		a.storeMu.Unlock()
 		if errclass.Of(err) != errclass.InUse {
-			return nil, nil, Errorf(http.StatusServiceUnavailable, "store_unavailable", "the store cannot be opened now: %v", err)
+			// Why it cannot be opened (a path, a damaged file) is for the operator, as a 500's is.
+			e := Errorf(http.StatusServiceUnavailable, "store_unavailable", "the store cannot be opened now; the server's log holds why under this error id")
+			e.ID = newErrorID()
+			logFrom(ctx)("error %s: open the store: %v", e.ID, err)
+			return nil, nil, e
 		}
 		if !time.Now().Before(deadline) || ctx.Err() != nil {
 			e := Errorf(http.StatusServiceUnavailable, "store_busy",

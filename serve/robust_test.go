@@ -184,4 +184,21 @@ func TestInternalErrorsCarryAnID(t *testing.T) {
 			t.Errorf("%s %s: the log does not hold error %s with its text:\n%s", tt.method, tt.path, id, logged)
 		}
 	}
+
+	// A store that cannot be opened (not held by another process: damaged, missing) is a 503
+	// that says as little, with an id.
+	const why = "open /var/lib/oasis/store/MANIFEST: permission denied"
+	srv = apiServer(t, EvalConfig{Open: func(context.Context, bool) (store.Store, func() error, error) {
+		return nil, nil, errors.New(why)
+	}}, logf)
+	cl = &client{t: t, srv: srv, tok: validToken(t), c: cl.c}
+	r := cl.do(http.MethodGet, "/api/v1/eval/scenarios", "")
+	m := idPattern.FindSubmatch(r.body)
+	mu.Lock()
+	logged := strings.Join(lines, "\n")
+	mu.Unlock()
+	if r.status != http.StatusServiceUnavailable || m == nil || strings.Contains(string(r.body), "MANIFEST") ||
+		!strings.Contains(logged, "error "+string(m[1])+": open the store: "+why) {
+		t.Errorf("a store that cannot be opened: %d %s\nlog:\n%s", r.status, r.body, logged)
+	}
 }

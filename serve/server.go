@@ -60,7 +60,8 @@ type APIError struct {
 	Message    string
 	Field      string
 	RetryAfter int
-	// ID names an internal error in the server's log; only 500s carry one.
+	// ID names an internal error in the server's log: 500s carry one, and 503s whose store
+	// cannot be opened.
 	ID string
 }
 
@@ -145,8 +146,11 @@ func WithLog(next http.Handler, logf Logf) http.Handler {
 }
 
 // logOf is the request's log: WithLog's, else the standard logger (stderr).
-func logOf(r *http.Request) Logf {
-	if l, ok := r.Context().Value(logKey{}).(Logf); ok && l != nil {
+func logOf(r *http.Request) Logf { return logFrom(r.Context()) }
+
+// logFrom is the log of a request's context, else the standard logger (stderr).
+func logFrom(ctx context.Context) Logf {
+	if l, ok := ctx.Value(logKey{}).(Logf); ok && l != nil {
 		return l
 	}
 	return log.Printf
