@@ -67,7 +67,23 @@ func lockSpool(dir string) (*spoolLock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, SpoolMarker), os.O_RDWR|os.O_CREATE, 0o600)
+	marker := filepath.Join(dir, SpoolMarker)
+	f, err := os.OpenFile(marker, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A new spool: the marker appears already locked (locked under another name, then
+		// renamed), so a recovery listing spools meanwhile never takes it for a dead one.
+		if f, err = os.CreateTemp(dir, SpoolMarker+".tmp-*"); err != nil {
+			return nil, err
+		}
+		if err = flock(f); err == nil {
+			if err = os.Rename(f.Name(), marker); err == nil {
+				return &spoolLock{f: f}, nil
+			}
+		}
+		_ = os.Remove(f.Name())
+		f.Close()
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
