@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,52 +180,53 @@ func TestImportDatasetInsideScenarios(t *testing.T) {
 
 // TestImportRunIDTwice: a second run manifest carrying a run id another manifest carries, its
 // results file giving another status, is refused as a reported problem naming both manifests
-// and both results files; the first is imported (docs/decisions.md, "A run id in two
-// manifests").
+// and both results files; Kensa's own manifest, named by the run id, is imported whether the
+// copy comes before it or after (docs/decisions.md, "A run id in two manifests").
 func TestImportRunIDTwice(t *testing.T) {
-	dir, _ := policyFixture(t)
-	for _, sub := range []string{"runs", "results"} {
-		b, err := os.ReadFile(filepath.Join(dir, sub, firstRun+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sub == "results" {
-			b = []byte(strings.Replace(string(b), `"status": "fail"`, `"status": "pass"`, 1))
-		}
-		if err := os.WriteFile(filepath.Join(dir, sub, "zz-copy.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	plan := importWithin(t, dir, 30*time.Second)
-	if plan == nil {
-		return
-	}
-	want, err := PlanImportAll(sharedtest.Path(t, "fixtures", "kensa", ".kensa"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan.Records) != len(want.Records) {
-		t.Errorf("%d runs planned, want the fixture's %d: the copy's runs are not imported", len(plan.Records), len(want.Records))
-	}
-	var twice *Problem
-	for _, pr := range plan.Problems {
-		if errors.Is(pr, ErrRunIDTwice) {
-			twice = pr
-		}
-	}
-	if twice == nil {
-		t.Fatalf("no problem says the run id is in two manifests: %v", plan.Problems)
-	}
-	for _, name := range []string{"runs/zz-copy.json", "runs/" + firstRun + ".json", "results/zz-copy.json", "results/" + firstRun + ".json"} {
-		if !strings.Contains(twice.Error(), filepath.FromSlash(name)) {
-			t.Errorf("the problem does not name %s: %v", name, twice)
-		}
-	}
-	if twice.Runs != 7 {
-		t.Errorf("the problem counts %d runs not imported, want the copy's 7", twice.Runs)
-	}
-	if len(plan.Problems) != 1 {
-		t.Errorf("problems %v, want only the run id's", plan.Problems)
+	for _, copyName := range []string{"zz-copy", "0-copy"} {
+		t.Run(copyName, func(t *testing.T) {
+			dir, _ := policyFixture(t)
+			for _, sub := range []string{"runs", "results"} {
+				b, err := os.ReadFile(filepath.Join(dir, sub, firstRun+".json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if sub == "results" {
+					b = []byte(strings.Replace(string(b), `"status": "fail"`, `"status": "pass"`, 1))
+				}
+				if err := os.WriteFile(filepath.Join(dir, sub, copyName+".json"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			plan := importWithin(t, dir, 30*time.Second)
+			if plan == nil {
+				return
+			}
+			want, err := PlanImportAll(sharedtest.Path(t, "fixtures", "kensa", ".kensa"), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan.Records) != len(want.Records) {
+				t.Errorf("%d runs planned, want the fixture's %d: the copy's runs are not imported", len(plan.Records), len(want.Records))
+			}
+			for i, r := range plan.Records {
+				if i < len(want.Records) && !slices.Equal(r.Claimed, want.Records[i].Claimed) {
+					t.Fatalf("run %d of %s: the result imported is not Kensa's own (results/%s.json)", i, r.Definition.Scenario.ID, firstRun)
+				}
+			}
+			if len(plan.Problems) != 1 || !errors.Is(plan.Problems[0], ErrRunIDTwice) {
+				t.Fatalf("problems %v, want one saying the run id is in two manifests", plan.Problems)
+			}
+			twice := plan.Problems[0]
+			for _, name := range []string{"runs/" + copyName + ".json", "runs/" + firstRun + ".json", "results/" + copyName + ".json", "results/" + firstRun + ".json"} {
+				if !strings.Contains(twice.Error(), filepath.FromSlash(name)) {
+					t.Errorf("the problem does not name %s: %v", name, twice)
+				}
+			}
+			if twice.File != filepath.Join(dir, "runs", copyName+".json") || twice.Runs != 7 {
+				t.Errorf("the problem is about %s, %d runs not imported; want the copy's 7", twice.File, twice.Runs)
+			}
+		})
 	}
 }
 
