@@ -10,7 +10,6 @@ import (
 	"github.com/oasis-replay/oasis-replay/remote"
 	"github.com/oasis-replay/oasis-replay/store"
 	"github.com/oasis-replay/oasis-replay/store/archive"
-	"github.com/oasis-replay/oasis-replay/store/badgerstore"
 )
 
 // shardFlagList is --shard and --shards for a command whose items are partitioned by key (the
@@ -117,7 +116,7 @@ func withReportStore(c *cli.Context, mode access, use func(s store.Store) error)
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s, err := badgerstore.OpenContext(c.Context, dir, badgerstore.Options{})
+	s, err := openTemporaryStore(c, dir)
 	if err != nil {
 		return err
 	}

@@ -110,6 +110,13 @@ func openScratchStore() (store.Store, error) {
 	return badgerstore.OpenInMemory(badgerstore.Options{})
 }
 
+// openTemporaryStore opens an empty store on disk in dir (a temporary directory the caller
+// removes), for a report on what a remote holds (--from): on disk, not in memory, since the
+// union of a sharded run may be larger than memory.
+func openTemporaryStore(c *cli.Context, dir string) (store.Store, error) {
+	return badgerstore.OpenContext(c.Context, dir, badgerstore.Options{})
+}
+
 // storeEnvVar names the store directory when --store is not given.
 const storeEnvVar = "OASIS_REPLAY_STORE"
 
