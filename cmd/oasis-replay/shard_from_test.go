@@ -42,20 +42,37 @@ func TestKensaStatsFromShards(t *testing.T) {
 	mustRun(t, "--store", dir, "kensa", "import", filepath.Join("..", "..", "recorder", "kensa", "testdata", "twoways"))
 	whole := mustRun(t, "--store", dir, "kensa", "stats", "--json")
 	for _, n := range []int{1, 2, 3, 7} {
-		url := fmt.Sprintf("oci://%s/kensa/n%d", reg.Host, n)
-		for k, i := range shardOrder(n) {
-			status, _, stderr := runArgs("--store", dir, "kensa", "replay", "--shard", shard.Shard{Index: i, Count: n}.String(), "--push", url, "--plain-http")
-			if status != exitOK {
-				t.Fatalf("N=%d shard %d: exit %d\n%s", n, i, status, stderr)
-			}
-			if k == n && !pushedNothing(stderr) {
-				t.Errorf("N=%d: shard %d run again uploaded something: %s", n, i, stderr)
-			}
+		kensaStatsShards(t, dir, whole, fmt.Sprintf("oci://%s/kensa/n%d", reg.Host, n), []string{"--plain-http"}, n)
+	}
+}
+
+// TestKensaStatsFromShardsS3 is TestKensaStatsFromShards for N = 3 on an S3 bucket (versitygw).
+func TestKensaStatsFromShardsS3(t *testing.T) {
+	s3 := remotetest.StartS3(t, "evidence")
+	s3.Env(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	mustRun(t, "--store", dir, "kensa", "import", filepath.Join("..", "..", "recorder", "kensa", "testdata", "twoways"))
+	kensaStatsShards(t, dir, mustRun(t, "--store", dir, "kensa", "stats", "--json"), "s3://evidence/kensa/n3", nil, 3)
+}
+
+// kensaStatsShards runs kensa replay --shard I/n --push url over every I (the last first, shard
+// 0 twice), then checks that kensa stats --from url is whole, and that the retried shard
+// uploaded nothing.
+func kensaStatsShards(t *testing.T, dir, whole, url string, flags []string, n int) {
+	t.Helper()
+	for k, i := range shardOrder(n) {
+		args := append([]string{"--store", dir, "kensa", "replay", "--shard", shard.Shard{Index: i, Count: n}.String(), "--push", url}, flags...)
+		status, _, stderr := runArgs(args...)
+		if status != exitOK {
+			t.Fatalf("N=%d shard %d: exit %d\n%s", n, i, status, stderr)
 		}
-		got := mustRun(t, "--store", filepath.Join(t.TempDir(), "empty"), "kensa", "stats", "--from", url, "--plain-http", "--json")
-		if got != whole {
-			t.Errorf("N=%d: kensa stats --from differs from the unsharded report:\n%s\nwant\n%s", n, got, whole)
+		if k == n && !pushedNothing(stderr) {
+			t.Errorf("N=%d: shard %d run again uploaded something: %s", n, i, stderr)
 		}
+	}
+	got := mustRun(t, append([]string{"--store", filepath.Join(t.TempDir(), "empty"), "kensa", "stats", "--from", url, "--json"}, flags...)...)
+	if got != whole {
+		t.Errorf("N=%d: kensa stats --from %s differs from the unsharded report:\n%s\nwant\n%s", n, url, got, whole)
 	}
 }
 
@@ -154,8 +171,7 @@ func TestGoldenCheckFromShards(t *testing.T) {
 	reg := remotetest.StartRegistry(t)
 	corpus := t.TempDir()
 	src := filepath.Join("..", "..", "golden", "testdata", "corpus")
-	for _, name := range []string{"example-abort-empty-window", "example-abort-missing-evidence", "example-abort-no-audit-log",
-		"example-abort-partial", "example-abort-unreachable", "example-capability-untraced"} {
+	for _, name := range []string{"example-abort-empty-window", "example-abort-missing-evidence", "example-abort-partial", "example-capability-untraced"} {
 		for _, suffix := range []string{".recipe.yaml", ".bundle", ".verdict.json", ".receipt.json"} {
 			b, err := os.ReadFile(filepath.Join(src, name+suffix))
 			if err != nil {
