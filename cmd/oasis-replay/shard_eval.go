@@ -42,6 +42,9 @@ func evalRunKey(cell store.Digest, run int) string {
 // a shard retried on an empty store re-runs nothing another attempt pushed, and eval matrix
 // --from, unsharded, seals the matrix of the runs the shards pushed without running the agent.
 func pullEvalRuns(c *cli.Context) error {
+	if _, err := shardFlags(c); err != nil {
+		return err // a bad --shard is bad usage before anything is pulled or planned
+	}
 	from := c.String("from")
 	if from == "" {
 		return nil
