@@ -432,14 +432,6 @@ func (l *kensaLoader) blob(desc store.Descriptor) ([]byte, error) {
 	return b, nil
 }
 
-func (l *kensaLoader) text(o *store.Output) (string, error) {
-	if o == nil {
-		return "", nil
-	}
-	b, err := l.sharedBlob(o.Blob)
-	return string(b), err
-}
-
 // readAll reads r to its end into b, which has room for what r holds.
 func readAll(r io.Reader, b []byte) ([]byte, error) {
 	for {
@@ -593,13 +585,13 @@ func (l *kensaLoader) runEvidence(ev *ekensa.Evidence, m *store.KensaEvidence) e
 	if ev.Row, err = l.json(m.DatasetRow); err != nil {
 		return fmt.Errorf("dataset row: %w", err)
 	}
-	if ev.Stdout, err = l.text(m.Stdout); err != nil {
+	// Only the ends Kensa keeps (fkensa.RunStdout, RunStderr) are read into memory.
+	if ev.Stdout, err = l.tail(m.Stdout, fkensa.RunStdoutRunes); err != nil {
 		return err
 	}
-	if ev.Stderr, err = l.text(m.Stderr); err != nil {
+	if ev.Stderr, err = l.tail(m.Stderr, fkensa.RunStderrRunes); err != nil {
 		return err
 	}
-	ev.Stdout, ev.Stderr = fkensa.RunStdout(ev.Stdout), fkensa.RunStderr(ev.Stderr)
 	ev.TracePath = m.TracePath
 	if m.Trace != nil {
 		if err := l.trace(ev, *m.Trace); err != nil {

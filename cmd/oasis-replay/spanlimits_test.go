@@ -137,9 +137,9 @@ func peakRSS(t *testing.T, args ...string) (int64, int, string) {
 	return hwm, cmd.ProcessState.ExitCode(), out.String()
 }
 
-// Whatever an agent sends its OTLP receiver, kensa run records it within the memory budget, as
-// an error run naming the limit when it passes one, and replay and kensa stats re-check the
-// stored runs within it too: each is measured as a child process. The bodies past a limit are
+// Whatever an agent sends its OTLP receiver (or prints), kensa run records it within the memory
+// budget, as an error run naming the limit when it passes one, and replay and kensa stats
+// re-check the stored runs within it too: each is measured as a child process. The bodies past a limit are
 // refused with 413. OASIS_REPLAY_SPAN_FLOOD=N runs each scenario N times, two agents at once,
 // so that replay and kensa stats meet N runs at the limits.
 func TestKensaRunSpanLimitsBoundedMemory(t *testing.T) {
@@ -172,6 +172,18 @@ func TestKensaRunSpanLimitsBoundedMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An agent printing 100 MB on each stream (64 MiB of each is kept), and no spans: replay
+	// reads only the ends of its streams that Kensa keeps.
+	output := "id: output\nname: output\nrun_command: [sh, -c, \"head -c 100000000 /dev/zero | tr '\\\\0' a; head -c 100000000 /dev/zero | tr '\\\\0' b >&2\"]\n" +
+		"checks:\n  - type: output_contains\n    params: {value: shipped}\n"
+	if err := os.WriteFile(filepath.Join(dir, "scenarios", "output.yaml"), []byte(output), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests = append(tests, struct {
+		mode   string
+		bodies int
+		error  string
+	}{"output", 0, "ran successfully but produced no traces"})
 	storeDir := filepath.Join(t.TempDir(), "store")
 	rss, status, out := peakRSS(t, "--store", storeDir, "kensa", "run", "--runs", runs, "--parallel", parallel, "--tag", "flood", dir)
 	t.Logf("kensa run: peak RSS %d MiB", rss>>20)
@@ -179,7 +191,7 @@ func TestKensaRunSpanLimitsBoundedMemory(t *testing.T) {
 		t.Errorf("kensa run: peak RSS %d MiB, more than %d MiB", rss>>20, spanBudget>>20)
 	}
 	n, _ := strconv.Atoi(runs)
-	if status != 2 || !strings.Contains(out, fmt.Sprintf("%d runs sealed, %d did not pass: 0 failed, %d in error", 5*n, 4*n, 4*n)) {
+	if status != 2 || !strings.Contains(out, fmt.Sprintf("%d runs sealed, %d did not pass: 0 failed, %d in error", 6*n, 5*n, 5*n)) {
 		t.Fatalf("kensa run: status %d\n%s", status, out)
 	}
 	for _, tt := range tests {
@@ -190,7 +202,7 @@ func TestKensaRunSpanLimitsBoundedMemory(t *testing.T) {
 			t.Errorf("%s: replay says\n%s", tt.mode, show.String())
 		}
 	}
-	for _, args := range [][]string{{"replay", "--no-store", "flood-wide"}, {"kensa", "stats"}} {
+	for _, args := range [][]string{{"replay", "--no-store", "flood-wide"}, {"replay", "--no-store", "flood-output"}, {"kensa", "stats"}} {
 		rss, status, out := peakRSS(t, append([]string{"--store", storeDir}, args...)...)
 		t.Logf("%s: peak RSS %d MiB", strings.Join(args, " "), rss>>20)
 		if rss > spanBudget || status > 2 {
