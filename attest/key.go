@@ -1,6 +1,7 @@
 package attest
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/x509"
@@ -12,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/oasis-replay/oasis-replay/internal/inputfile"
 )
 
 // PublicKeySuffix is appended to a private key's file name to name its public key file.
@@ -190,7 +193,8 @@ func checkPrivate(path string) error {
 
 // readPEM reads the one PEM block of type typ in a key file.
 func readPEM(path, typ string) ([]byte, error) {
-	f, err := os.Open(path)
+	// A regular file only, opened without blocking: a named pipe would wait for a writer.
+	f, err := inputfile.Open(context.Background(), path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrKey, err)
 	}

@@ -54,7 +54,7 @@ func loadDotenv(dir string) dotenv {
 	if path == "" {
 		return dotenv{}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readDotenv(path) // under the input policy (inputs.go)
 	if err != nil {
 		return dotenv{}
 	}

@@ -143,3 +143,10 @@ func planLoader(root string) (*loader, error) {
 func ReadInput(ctx context.Context, path string) ([]byte, error) {
 	return inputfile.ReadFile(ctx, path, fileLimit)
 }
+
+// readDotenv reads the .env kensa run passes its agents, under the input policy: Kensa opens it
+// as it is (a named pipe there would hang the run); here anything but a regular file within
+// MaxInputFile is no .env, as a file Kensa cannot read is.
+func readDotenv(path string) ([]byte, error) {
+	return inputfile.ReadFile(context.Background(), path, fileLimit)
+}
