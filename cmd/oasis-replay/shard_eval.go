@@ -58,7 +58,7 @@ func pullEvalRuns(c *cli.Context) error {
 		return err
 	}
 	return withStoreWaiting(c, readWrite, func(s store.Store) error {
-		rep, err := remote.Pull(c.Context, s, b, refs, remote.PullOptions{ApplyTags: true, Limits: archive.DefaultLimits()})
+		rep, err := remote.Pull(c.Context, s, b, refs, remote.PullOptions{Limits: archive.DefaultLimits()})
 		if err != nil {
 			return err
 		}

@@ -64,7 +64,8 @@ func checkPushable(c *cli.Context) error {
 }
 
 // pullShard pulls into s the bundles the remote names (bundle-<hex>) whose digest falls in sh,
-// with their receipts: the bundles a shard of kensa replay --from works on.
+// with their receipts: the bundles a shard of kensa replay --from works on. The remote's tags
+// are not applied: they would move the store's own (bundle pull --tags does that on request).
 func pullShard(c *cli.Context, s store.Store, from string, sh shard.Shard) (int, error) {
 	b, err := openRemote(c, from, c.Bool("plain-http"))
 	if err != nil {
@@ -84,7 +85,7 @@ func pullShard(c *cli.Context, s store.Store, from string, sh shard.Shard) (int,
 	if len(refs) == 0 {
 		return 0, nil
 	}
-	rep, err := remote.Pull(c.Context, s, b, refs, remote.PullOptions{ApplyTags: true, Limits: archive.DefaultLimits()})
+	rep, err := remote.Pull(c.Context, s, b, refs, remote.PullOptions{Limits: archive.DefaultLimits()})
 	if err != nil {
 		return 0, err
 	}
