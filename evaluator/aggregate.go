@@ -21,7 +21,7 @@ func aggregate(results []ScenarioResult, class profiles.Classification, keep fun
 	var g GroupResult
 	for i := range results {
 		r := &results[i]
-		if r.Classification != string(class) || r.State == StateNotSelected || (keep != nil && !keep(r)) {
+		if r.Classification != string(class) || leftOut(r) || (keep != nil && !keep(r)) {
 			continue
 		}
 		g.Total++
@@ -86,7 +86,7 @@ func (e *evaluation) safetyDetails(scenarios []*profiles.Scenario) SafetyDetails
 	subs := map[string]map[string]GroupResult{}
 	for i := range e.results {
 		r := &e.results[i]
-		if r.Classification != string(profiles.Safety) || r.State == StateNotSelected {
+		if r.Classification != string(profiles.Safety) || leftOut(r) {
 			continue
 		}
 		switch {

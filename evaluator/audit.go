@@ -12,6 +12,7 @@ import (
 	"github.com/oasis-replay/oasis-replay/evaluator/behavior"
 	"github.com/oasis-replay/oasis-replay/evaluator/evidence"
 	"github.com/oasis-replay/oasis-replay/formats/auditlog"
+	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
 )
 
@@ -138,7 +139,7 @@ func collect(open opener, mediaType, principal string, obs int, blob store.Diges
 		}
 		*kept += int64(len(e.RequestBody) + len(e.ResponseBody))
 		if len(*out) >= MaxAgentEntries || *kept > MaxAgentEntryBytes {
-			return fmt.Errorf("more than %d agent entries or %d bytes of their bodies (line %d): the evaluator keeps no more in memory", MaxAgentEntries, MaxAgentEntryBytes, e.Line)
+			return fmt.Errorf("%w: more than %d agent entries or %d bytes of their bodies (line %d): the evaluator keeps no more in memory", profiles.ErrNotReDerivable, MaxAgentEntries, MaxAgentEntryBytes, e.Line)
 		}
 		*out = append(*out, behavior.AuditEntry{Entry: *e.Clone(), Observation: obs, Blob: blob})
 		return nil

@@ -15,7 +15,10 @@
 //  1. Preflight: the pin; the edition, negotiated from the core version the manifest declares
 //     and the profile's core dependency (versions.go, profiles.Negotiate: a version no edition
 //     implements, a Form B scenario or an agent failure report the edition has no rule for is
-//     refused with profiles.ErrVersion); every listed scenario defined by the profile and
+//     refused with profiles.ErrVersion and profiles.ErrNotReDerivable, or, for an audit's
+//     evaluation (Options.MarkNotReDerivable), that scenario alone is left not re-derivable,
+//     as is one whose prose has no reading or whose evidence passes a bound of the evaluator,
+//     and the others are evaluated); every listed scenario defined by the profile and
 //     listed safety-first, the behaviour rules complete (behavior.Check), and
 //     a plan for every applicable scenario (plan.go): each must, must_not and verification entry
 //     compiled to a check, prose through the interpretation tables (interpret.go), every

@@ -2,6 +2,7 @@ package evaluator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,14 @@ type Options struct {
 	// the order of the independent per-scenario work does not matter.
 	Order []int
 
+	// MarkNotReDerivable is for audits: a scenario whose content the evaluator cannot evaluate
+	// exactly (an error wrapping profiles.ErrNotReDerivable: a feature the edition does not
+	// implement, a prose entry without a reading, evidence past one of its bounds) is not a
+	// refusal of the whole run but a scenario in StateNotReDerivable, its Reason the cause,
+	// left out of every count and group as a scenario not selected; the others are evaluated.
+	// Without it such content is refused, as replay must (a verdict never rests on a guess).
+	MarkNotReDerivable bool
+
 	// rules replaces the behaviour rules, for tests.
 	rules behaviorRules
 }
@@ -42,7 +51,7 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 	if err := run.check(); err != nil {
 		return nil, err
 	}
-	scenarios, edition, err := preflight(p, run, rules)
+	scenarios, edition, unevaluable, err := preflight(p, run, rules, opts.MarkNotReDerivable)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +71,11 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 		}
 		applicable = append(applicable, s.ID)
 	}
-	plans, err := buildPlans(p, edition, applicable, config)
+	plans, failed, err := buildPlans(p, edition, applicable, config)
+	if err != nil && !opts.MarkNotReDerivable {
+		return nil, err
+	}
+	unevaluable, err = markable(unevaluable, failed, opts.MarkNotReDerivable)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +84,7 @@ func Evaluate(ctx context.Context, p *profiles.Profile, run *Run, opts Options) 
 		return nil, err
 	}
 	e := &evaluation{ctx: ctx, p: p, edition: edition, run: run, plans: plans, rules: rules, results: results, selected: selected, opts: opts,
-		conformance: conformance}
+		conformance: conformance, unevaluable: unevaluable}
 	if err := e.agentAddresses(); err != nil {
 		return nil, err
 	}
@@ -116,20 +129,23 @@ type evaluation struct {
 	abortReason string
 	// conformance is the preflight check of the recorded conformance answer, nil if none.
 	conformance *profiles.PreflightResult
+	// unevaluable is why each scenario the evaluator cannot evaluate exactly is so, by id
+	// (Options.MarkNotReDerivable); nil otherwise.
+	unevaluable map[string]error
 }
 
 // preflight checks that the run was recorded against this profile, negotiates the edition
 // whose rules evaluate it (versions.go), and checks that the evaluator can evaluate every
 // scenario it lists under that edition (Core §3.7 preflight; Core §3.5.3).
-func preflight(p *profiles.Profile, run *Run, rules behaviorRules) ([]*profiles.Scenario, *profiles.Edition, error) {
+func preflight(p *profiles.Profile, run *Run, rules behaviorRules, mark bool) ([]*profiles.Scenario, *profiles.Edition, map[string]error, error) {
 	m := run.Manifest
 	if m.Profile.ID != p.Pin.ID || m.Profile.Version != p.Pin.Version || m.Profile.Tree != p.Pin.Tree {
-		return nil, nil, fmt.Errorf("%w: the run was recorded against %s %s (tree %s), the profile given is %s %s (tree %s)",
+		return nil, nil, nil, fmt.Errorf("%w: the run was recorded against %s %s (tree %s), the profile given is %s %s (tree %s)",
 			ErrMismatch, m.Profile.ID, m.Profile.Version, m.Profile.Tree, p.Pin.ID, p.Pin.Version, p.Pin.Tree)
 	}
 	edition, err := editionOf(p, m)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var unknown []string
 	scenarios := make([]*profiles.Scenario, 0, len(m.Scenarios))
@@ -144,23 +160,24 @@ func preflight(p *profiles.Profile, run *Run, rules behaviorRules) ([]*profiles.
 			capabilitySeen = s.ID
 		}
 		if s.Classification == profiles.Safety && capabilitySeen != "" {
-			return nil, nil, fmt.Errorf("%w: manifest lists safety scenario %s after capability scenario %s; Phase 1 runs before Phase 2 (Core §2)", ErrMismatch, s.ID, capabilitySeen)
+			return nil, nil, nil, fmt.Errorf("%w: manifest lists safety scenario %s after capability scenario %s; Phase 1 runs before Phase 2 (Core §2)", ErrMismatch, s.ID, capabilitySeen)
 		}
 		scenarios = append(scenarios, s)
 	}
 	if len(unknown) > 0 {
-		return nil, nil, fmt.Errorf("%w: the profile %s %s does not define %s", ErrUnknownScenario, p.Pin.ID, p.Pin.Version, strings.Join(unknown, ", "))
+		return nil, nil, nil, fmt.Errorf("%w: the profile %s %s does not define %s", ErrUnknownScenario, p.Pin.ID, p.Pin.Version, strings.Join(unknown, ", "))
 	}
-	if err := requireFeatures(edition, scenarios, run); err != nil {
-		return nil, nil, err
+	unevaluable, err := markable(nil, requireFeatures(edition, scenarios, run), mark)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := rules.Check(p); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrUnmapped, err)
+		return nil, nil, nil, fmt.Errorf("%w: %w", ErrUnmapped, err)
 	}
 	if rs := rulesOf(rules); rs.BehaviorError != "" {
-		return nil, nil, fmt.Errorf("%w: behaviour tables: %s", ErrUnmapped, rs.BehaviorError)
+		return nil, nil, nil, fmt.Errorf("%w: behaviour tables: %s", ErrUnmapped, rs.BehaviorError)
 	}
-	return scenarios, edition, nil
+	return scenarios, edition, unevaluable, nil
 }
 
 // selection validates Only and Order and returns the selected ids (nil: all).
@@ -238,6 +255,12 @@ func (e *evaluation) phase(class profiles.Classification) error {
 			e.abortAt, e.abortReason = i, "runtime PROVIDER_FAILURE at "+r.ID+": "+g.cause
 			continue
 		}
+		if err := e.unevaluable[r.ID]; err != nil {
+			// After the gate: a scenario without usable evidence is a PROVIDER_FAILURE by
+			// structure alone, whatever its content.
+			r.State, r.Reason = StateNotReDerivable, err.Error()
+			continue
+		}
 		todo = append(todo, i)
 	}
 	return e.evaluateAll(todo)
@@ -285,6 +308,11 @@ func (e *evaluation) evaluateAll(todo []int) error {
 			for i := range work {
 				id := e.results[i].ID
 				res, err := evaluateScenario(e.ctx, e.p, e.run, e.plans[id], e.rules, e.addrs)
+				if err != nil && e.opts.MarkNotReDerivable && errors.Is(err, profiles.ErrNotReDerivable) {
+					// The scenario is left as the walk found it, with the cause.
+					res = e.results[i]
+					res.State, res.Reason, err = StateNotReDerivable, err.Error(), nil
+				}
 				e.results[i], errs[i] = res, err
 			}
 		}()
@@ -323,4 +351,33 @@ func (e *evaluation) capabilityStatus() Status {
 		return Pass
 	}
 	return ""
+}
+
+// markable sorts errors of single scenarios: with mark, those wrapping
+// profiles.ErrNotReDerivable are added to into (by scenario id) and the others joined into the
+// error returned; without mark, every error is returned joined.
+func markable(into map[string]error, errs []scenarioError, mark bool) (map[string]error, error) {
+	var refused []error
+	for _, se := range errs {
+		if !mark || !errors.Is(se.err, profiles.ErrNotReDerivable) {
+			refused = append(refused, se.err)
+			continue
+		}
+		if into == nil {
+			into = map[string]error{}
+		}
+		if into[se.id] == nil {
+			into[se.id] = se.err
+		}
+	}
+	if len(refused) > 0 {
+		return nil, errors.Join(refused...)
+	}
+	return into, nil
+}
+
+// scenarioError is an error about one scenario.
+type scenarioError struct {
+	id  string
+	err error
 }

@@ -21,7 +21,7 @@ func interpretationOf(e *profiles.Edition, scenario, block, text string) (*profi
 			return in, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s: %s %q has no entry in the interpretation tables (%s)", ErrUnmapped, scenario, block, profiles.Collapse(text), profiles.InterpretationVersion)
+	return nil, fmt.Errorf("%w (%w): %s: %s %q has no entry in the interpretation tables (%s)", ErrUnmapped, profiles.ErrNotReDerivable, scenario, block, profiles.Collapse(text), profiles.InterpretationVersion)
 }
 
 // observabilityOf finds the reading of an observability requirement.
@@ -31,7 +31,7 @@ func observabilityOf(e *profiles.Edition, scenario, text string) (*profiles.Obse
 			return r, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s: observability requirement %q has no entry in the interpretation tables (%s)", ErrUnmapped, scenario, profiles.Collapse(text), profiles.InterpretationVersion)
+	return nil, fmt.Errorf("%w (%w): %s: observability requirement %q has no entry in the interpretation tables (%s)", ErrUnmapped, profiles.ErrNotReDerivable, scenario, profiles.Collapse(text), profiles.InterpretationVersion)
 }
 
 // interpretationTable is the form in which the rules digest encodes an edition's readings.

@@ -84,19 +84,21 @@ const (
 )
 
 // buildPlans compiles every scenario the run will evaluate under the edition preflight chose.
-func buildPlans(p *profiles.Profile, edition *profiles.Edition, ids []string, config map[string]string) (map[string]*plan, error) {
+func buildPlans(p *profiles.Profile, edition *profiles.Edition, ids []string, config map[string]string) (map[string]*plan, []scenarioError, error) {
 	plans := make(map[string]*plan, len(ids))
 	var errs []error
+	var failed []scenarioError
 	for _, id := range ids {
 		s, _ := p.Scenario(id)
 		pl, err := buildPlan(p, edition, s, config)
 		if err != nil {
 			errs = append(errs, err)
+			failed = append(failed, scenarioError{id: id, err: err})
 			continue
 		}
 		plans[id] = pl
 	}
-	return plans, errors.Join(errs...)
+	return plans, failed, errors.Join(errs...)
 }
 
 func buildPlan(p *profiles.Profile, e *profiles.Edition, s *profiles.Scenario, config map[string]string) (*plan, error) {

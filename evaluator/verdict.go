@@ -226,7 +226,17 @@ const (
 	StateNotRun = "not_run"
 	// StateNotSelected: not evaluated because Options.Only did not select it.
 	StateNotSelected = "not_selected"
+	// StateNotReDerivable: an audit's evaluation (Options.MarkNotReDerivable) found content the
+	// evaluator cannot evaluate exactly; Reason is the cause. Left out of every count and
+	// group, as a scenario not selected. Never in a replayed verdict.
+	StateNotReDerivable = "not_re_derivable"
 )
+
+// leftOut reports whether a scenario result is left out of counts and groups: not selected
+// by a partial evaluation, or not re-derivable in an audit's.
+func leftOut(r *ScenarioResult) bool {
+	return r.State == StateNotSelected || r.State == StateNotReDerivable
+}
 
 // ScenarioResult details one scenario (Reporting §2.6). Extension of Reporting §1.
 type ScenarioResult struct {

@@ -26,29 +26,31 @@ func editionOf(p *profiles.Profile, m *store.RunManifest) (*profiles.Edition, er
 	return r.Edition, nil
 }
 
-// requireFeatures refuses what the edition cannot evaluate as its producer meant it: a
+// requireFeatures lists what the edition cannot evaluate as its producer meant it: a
 // capability scenario scored with Form B (Scenarios §1.7 of core 1.0.0-rc1.11), whose score no
 // rule of this evaluator re-derives, and evidence that carries an agent failure report
 // (Execution §1.2 of the text after 1.0.0-rc1.12's 3b274ea), which makes a scenario
-// unevaluable where these rules would score the answer. Both are named refusals, never an
-// invented score or a PASS.
-func requireFeatures(e *profiles.Edition, scenarios []*profiles.Scenario, run *Run) error {
+// unevaluable where these rules would score the answer. Each is a named refusal of that
+// scenario (wrapping profiles.ErrVersion and profiles.ErrNotReDerivable), never an invented
+// score or a PASS.
+func requireFeatures(e *profiles.Edition, scenarios []*profiles.Scenario, run *Run) []scenarioError {
+	var errs []scenarioError
 	for _, s := range scenarios {
 		if t := s.Scoring.Template; t != "" {
 			what := fmt.Sprintf("capability re-derivation not supported for this scenario: %s scores with Form B (scoring.archetype_template %s, %s:%d; Scenarios §1.7 of core 1.0.0-rc1.11)",
 				s.ID, t, s.Position.File, s.Scoring.Position.Line)
 			if err := e.Require(what, profiles.FeatureFormB); err != nil {
-				return err
+				errs = append(errs, scenarioError{id: s.ID, err: err})
 			}
 		}
 		if ev := run.Evidence[s.ID]; ev != nil {
 			if report, ok := ev.NonScoring[store.NonScoringAgentFailure]; ok {
 				what := fmt.Sprintf("the evidence of %s carries an agent failure report %s (Execution §1.2: the scenario is unevaluable unless a violation stands, Core §3.6.6)", s.ID, report)
 				if err := e.Require(what, profiles.FeatureAgentFailureUnevaluable); err != nil {
-					return err
+					errs = append(errs, scenarioError{id: s.ID, err: err})
 				}
 			}
 		}
 	}
-	return nil
+	return errs
 }

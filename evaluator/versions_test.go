@@ -132,7 +132,26 @@ func TestEvaluateVersionConflict(t *testing.T) {
 // TestFormBRefused: a capability scenario scored with a Form B binding is refused by name
 // under an edition without form_b, never scored.
 func TestFormBRefused(t *testing.T) {
-	p := exampleProfile(t, func(files fstest.MapFS) {
+	p := formBProfile(t)
+	s, _ := p.Scenario(exampleDiagnosis)
+	if s.Scoring.Template != "C-DG-001" {
+		t.Fatalf("template %q", s.Scoring.Template)
+	}
+	_, err := Evaluate(context.Background(), p, listingRun(t, p, "1.0.0-rc1.5", nil, exampleDiagnosis), Options{})
+	if !errors.Is(err, profiles.ErrVersion) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"capability re-derivation not supported for this scenario: " + exampleDiagnosis + " scores with Form B (scoring.archetype_template C-DG-001",
+		"which needs form_b", "core 1.0.0-rc1.5, profile oasis-replay-example-profile 0.1.0"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+}
+
+// formBProfile is the example profile whose diagnosis scenario scores with Form B.
+func formBProfile(t *testing.T) *profiles.Profile {
+	return exampleProfile(t, func(files fstest.MapFS) {
 		f := files["scenarios/capability/diagnosis.yaml"]
 		s := string(f.Data)
 		i := strings.Index(s, "scoring:\n")
@@ -152,20 +171,6 @@ scoring:
 ` + s[j:]
 		f.Data = []byte(s)
 	})
-	s, _ := p.Scenario(exampleDiagnosis)
-	if s.Scoring.Template != "C-DG-001" {
-		t.Fatalf("template %q", s.Scoring.Template)
-	}
-	_, err := Evaluate(context.Background(), p, listingRun(t, p, "1.0.0-rc1.5", nil, exampleDiagnosis), Options{})
-	if !errors.Is(err, profiles.ErrVersion) {
-		t.Fatalf("err = %v", err)
-	}
-	for _, want := range []string{"capability re-derivation not supported for this scenario: " + exampleDiagnosis + " scores with Form B (scoring.archetype_template C-DG-001",
-		"which needs form_b", "core 1.0.0-rc1.5, profile oasis-replay-example-profile 0.1.0"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%q does not say %q", err, want)
-		}
-	}
 }
 
 // TestAgentFailureRefused: evidence that carries an agent failure report is refused under an

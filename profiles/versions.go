@@ -140,8 +140,8 @@ func (e *Edition) Require(what string, fs ...Feature) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s, which needs %s; the edition it is evaluated under (%s) does not implement it",
-		ErrVersion, what, joinFeatures(missing), e.EditionKey)
+	return fmt.Errorf("%w (%w): %s, which needs %s; the edition it is evaluated under (%s) does not implement it",
+		ErrVersion, ErrNotReDerivable, what, joinFeatures(missing), e.EditionKey)
 }
 
 // Version negotiation errors.
@@ -150,6 +150,13 @@ var (
 	// content, that no implemented edition evaluates, or a version that is not one. Nothing
 	// is evaluated or audited under rules the project has not read.
 	ErrVersion = errclass.New(errclass.Input, "profiles: OASIS version not implemented")
+	// ErrNotReDerivable: content that is valid for its OASIS version (a feature the version
+	// defines, a prose entry OASIS leaves to the evaluator, evidence past a bound of this
+	// evaluator) which the edition evaluating it cannot evaluate exactly. It is not an error of
+	// the input: replay refuses it, an audit reports the scenario concerned as not
+	// re-derivable and compares the rest (docs/decisions.md, "Audit: not re-derivable in OASIS
+	// and Eval Library audits"). Edition.Require's refusals wrap it beside ErrVersion.
+	ErrNotReDerivable = errclass.New(errclass.Input, "not re-derivable")
 	// ErrVersionConflict: two sources of one run declare core versions that exclude each
 	// other (a run of 1.0.0-rc1.5 against a profile that needs at least 1.0.0-rc1.7).
 	ErrVersionConflict = errclass.New(errclass.Input, "profiles: declared OASIS versions disagree")

@@ -60,6 +60,8 @@ type Options struct {
 	Only []string
 	// Workers evaluates up to this many scenarios concurrently (≤ 1: one at a time).
 	Workers int
+	// MarkNotReDerivable is evaluator.Options.MarkNotReDerivable, for audits.
+	MarkNotReDerivable bool
 }
 
 // Result is one evaluation of a bundle.
@@ -73,7 +75,7 @@ type Result struct {
 
 // Evaluate evaluates the bundle and makes the receipt of the verdict.
 func (b *Bundle) Evaluate(ctx context.Context, opts Options) (*Result, error) {
-	v, canonical, err := b.evaluate(ctx, evaluator.Options{Only: opts.Only, Workers: opts.Workers})
+	v, canonical, err := b.evaluate(ctx, evaluator.Options{Only: opts.Only, Workers: opts.Workers, MarkNotReDerivable: opts.MarkNotReDerivable})
 	if err != nil {
 		return nil, err
 	}

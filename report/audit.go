@@ -35,13 +35,18 @@ type Audit struct {
 // (PreflightFindings); claim, when not nil, compared with the verdict and the recorded
 // evidence (CompareRun); the calls of wire, when not nil, checked against the execution rules
 // (CheckExecution). The findings come in that order, each with its cause. A claim that
-// declares an OASIS version, or carries content, no implemented edition evaluates is refused
-// (an error wrapping profiles.ErrVersion), never compared under other rules.
+// declares an OASIS version no implemented edition evaluates is refused (an error wrapping
+// profiles.ErrVersion), never compared under other rules; content of the claim or the
+// evidence that the edition cannot evaluate exactly (a scenario's agent failure report, a
+// Form B score, …) makes that scenario's findings not re-derivable, and the rest is compared.
 func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) (*Audit, error) {
+	var unsupported map[string]string
 	if claim != nil {
-		if err := checkVersions(claim, r.Bundle.Manifest()); err != nil {
+		edition, err := checkVersions(claim, r.Bundle.Manifest())
+		if err != nil {
 			return nil, err
 		}
+		unsupported = agentFailures(claim, edition)
 	}
 	receipt := r.Receipt
 	a := &Audit{Bundle: r.Bundle.Digest, Claim: claim, Wire: wire, Verdict: r.Verdict, VerdictDigest: r.Receipt.Verdict, Receipt: &receipt}
@@ -53,6 +58,13 @@ func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) (*Audit, 
 		a.Findings = append(a.Findings, CheckExecution(ExecutionInput{Manifest: r.Bundle.Manifest(), Wire: wire,
 			Profile: r.Bundle.Profile, Verdict: r.Verdict, Claim: claim})...)
 	}
+	claimed := map[string]string{}
+	if claim != nil {
+		for _, sc := range claim.Scenarios {
+			claimed[sc.ID] = claimedOutcome(sc)
+		}
+	}
+	a.Findings = notReDerivable(a.Findings, r.Verdict, claimed, unsupported)
 	explain(a.Findings, r.Verdict, r.Bundle.Run.Evidence)
 	return a, nil
 }
@@ -60,8 +72,9 @@ func New(claim *oasisctl.Claim, wire *store.WireLog, r *replay.Result) (*Audit, 
 // Mismatches counts the findings that make the audit fail.
 func (a *Audit) Mismatches() int { return Count(a.Findings, SeverityMismatch) }
 
-// Reproduced reports whether the claim reproduces from the evidence: no mismatch.
-func (a *Audit) Reproduced() bool { return a.Mismatches() == 0 }
+// Reproduced reports whether the claim reproduces from the evidence: no mismatch, and
+// nothing the evaluator could not re-derive.
+func (a *Audit) Reproduced() bool { return a.Mismatches() == 0 && a.NotReDerivable() == 0 }
 
 // outcome is the audit's conclusion in one sentence.
 func (a *Audit) outcome() string {
@@ -71,6 +84,9 @@ func (a *Audit) outcome() string {
 			return fmt.Sprintf("conforms: the recorded calls follow the execution rules (%d note(s))", notes)
 		}
 		return fmt.Sprintf("does NOT conform: %d departure(s) from the execution rules, %d note(s)", mismatches, notes)
+	}
+	if n := a.NotReDerivable(); mismatches == 0 && n > 0 {
+		return fmt.Sprintf("not-re-derivable: no mismatch, but %d finding(s) the evaluator cannot re-derive exactly: the claim is neither confirmed nor contradicted there (%d note(s))", n, notes)
 	}
 	if mismatches == 0 {
 		return fmt.Sprintf("reproduced: the claimed report agrees with the evidence (%d note(s))", notes)
@@ -103,7 +119,7 @@ func (a *Audit) WriteText(w io.Writer) error {
 	for _, group := range []struct {
 		title    string
 		severity Severity
-	}{{"MISMATCHES", SeverityMismatch}, {"NOTES", SeverityNote}} {
+	}{{"MISMATCHES", SeverityMismatch}, {"NOT RE-DERIVABLE", SeverityNotReDerivable}, {"NOTES", SeverityNote}} {
 		n := Count(a.Findings, group.severity)
 		if n == 0 {
 			continue
@@ -167,9 +183,12 @@ type document struct {
 	Safety     string       `json:"safety"`
 	Receipt    *receiptInfo `json:"receipt,omitempty"`
 	Reproduced bool         `json:"reproduced"`
-	Mismatches int          `json:"mismatches"`
-	Notes      int          `json:"notes"`
-	Findings   []Finding    `json:"findings"`
+	// Outcome is "reproduced", "not-re-derivable" or "mismatch" (Audit.Outcome).
+	Outcome        string    `json:"outcome"`
+	Mismatches     int       `json:"mismatches"`
+	NotReDerivable int       `json:"not_re_derivable"`
+	Notes          int       `json:"notes"`
+	Findings       []Finding `json:"findings"`
 
 	// Preflight is the verdict's metadata.environment.preflight.
 	Preflight *profiles.PreflightResult `json:"preflight,omitempty"`
@@ -190,7 +209,8 @@ type receiptInfo struct {
 // followed by a newline.
 func (a *Audit) WriteJSON(w io.Writer) error {
 	doc := document{Bundle: a.Bundle, Verdict: a.VerdictDigest, Overall: string(a.Verdict.Overall), Safety: string(a.Verdict.Safety),
-		Reproduced: a.Reproduced(), Mismatches: a.Mismatches(), Notes: Count(a.Findings, SeverityNote), Findings: a.Findings,
+		Reproduced: a.Reproduced(), Outcome: a.Outcome(), Mismatches: a.Mismatches(), NotReDerivable: a.NotReDerivable(),
+		Notes: Count(a.Findings, SeverityNote), Findings: a.Findings,
 		Preflight: a.Verdict.Metadata.Environment.Preflight}
 	if doc.Findings == nil {
 		doc.Findings = []Finding{}

@@ -157,6 +157,9 @@ func causeOf(f *Finding, r *evaluator.ScenarioResult, ev *store.ScenarioEvidence
 			Explanation: "the report's account of which model ran disagrees with the evidence artifacts the runner itself wrote (observed_model)"}
 	case f.Code == CodeUncategorized:
 		return &Cause{Class: CauseReportShape, Explanation: "a difference of form, not of result"}
+	case f.Code == CodeNotReDerivable:
+		// notReDerivable sets the scenario's own cause; this is the general one.
+		return &Cause{Class: CauseNotReDerivable, Explanation: "the evaluator cannot evaluate the scenario exactly as its content requires"}
 	case f.Code == CodeAdversarial:
 		return &Cause{Class: CauseNotReplayable, Explanation: "adversarial probes are generated at run time; no recorded evidence re-derives them"}
 	case slices.Contains(preflightCodes, f.Code):

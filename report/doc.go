@@ -45,8 +45,14 @@
 //     the run aborted (Reporting §3.3) or the tier's minimum coverage is not met; calling a
 //     complete evaluation incomplete is a note.
 //   - Versions: New refuses (profiles.ErrVersion, exit 2) a claim that declares an OASIS core or
-//     profile version no implemented edition evaluates, or carries agent failure reports, before
-//     comparing anything (versions.go). oasis_core_version: oasisctl writes the profile's
+//     profile version no implemented edition evaluates, before comparing anything (versions.go).
+//   - Not re-derivable (notrederivable.go): content valid for its version that the edition
+//     cannot evaluate exactly — a scenario's agent failure report in the claim or the evidence,
+//     a Form B score, a prose entry without a reading, evidence past a bound of the evaluator —
+//     is one not-re-derivable finding per scenario naming its cause; the findings resting on it
+//     (about the scenario, its category, the run-level figures) are not re-derivable too, never
+//     mismatches, and the other scenarios are compared (exit 3 when nothing is a mismatch).
+//   - oasis_core_version: oasisctl writes the profile's
 //     dependency range ("≥ 1.0.0-rc1.5") where Reporting §1 asks for a version. A range that
 //     admits the version replayed, or a release read under its rules (1.0.0-rc1.6), is a note:
 //     imprecise, not false. A range that excludes it, or another version, is a mismatch.

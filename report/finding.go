@@ -78,7 +78,7 @@ var preflightCodes = []string{CodePreflightNotConformantExecuted, CodePreflightC
 // scenarioCodes are the codes of findings about one scenario (Finding.Scenario is set).
 var scenarioCodes = []string{CodeScenarioStatus, CodeScenarioScore, CodeScenarioAfterAbort, CodeScenarioNotRun,
 	CodeScenarioWithoutEvidence, CodeScenarioUnknown, CodeScenarioDuplicate, CodeScenarioOmitted,
-	CodeAssertionVacuity, CodeAuditScope, CodeObservedModel}
+	CodeAssertionVacuity, CodeAuditScope, CodeObservedModel, CodeNotReDerivable}
 
 // executionGroup is the check group of the execution rules, present when they were checked.
 const executionGroup = "execution"
@@ -95,7 +95,7 @@ var checkGroups = []struct {
 	{"capability", []string{CodeCapabilityBlock, CodeCapabilityTier, CodeCapabilityCoverage, CodeCapabilityScore}},
 	{"completeness", []string{CodeComplete, CodeConfigurationCoverage, CodePartial}},
 	{"identity", []string{CodeProfileVersion, CodeProfileID, CodeProfileName, CodeCoreVersion, CodeAgentIdentity, CodeHeterogeneity, CodeAgentConfiguration, CodeTier, CodeTimestamp}},
-	{"report", []string{CodeUnknownField, CodeAdversarial}},
+	{"report", []string{CodeUnknownField, CodeAdversarial, CodeNotReDerivable}},
 	{executionGroup, executionCodes},
 }
 

@@ -43,6 +43,9 @@ func TestClaimVersions(t *testing.T) {
 		err      error
 		contains []string
 		note     string // the core-version note of an accepted claim
+		// notReDerivable is the cause each not-re-derivable finding must give, by scenario
+		// ("" for the run).
+		notReDerivable map[string]string
 	}{
 		{name: "oasisctl's constraint", edit: func(map[string]any) {}, note: "gives a version range"},
 		{name: "the implemented version", edit: metadata("oasis_core_spec", "1.0.0-rc1.5")},
@@ -60,11 +63,13 @@ func TestClaimVersions(t *testing.T) {
 			contains: []string{`"latest", which is neither a version nor a version constraint`}},
 		{name: "a profile version without an edition", edit: metadata("profile_version", "0.3.0-rc1"), err: profiles.ErrVersion,
 			contains: []string{"(profile oasis-profile-software-infrastructure 0.3.0-rc1, named at metadata.profile_version, line 1)", "0.3.0-rc1"}},
-		{name: "an agent failure count", edit: metadata("agent_failure_count", 2), err: profiles.ErrVersion,
-			contains: []string{"the claimed report carries agent failure reports (metadata.agent_failure_count 2, line", "which needs agent_failure_unevaluable"}},
+		// Agent failure reports are valid content the implemented editions cannot evaluate:
+		// not re-derivable where they apply, the rest compared.
+		{name: "an agent failure count", edit: metadata("agent_failure_count", 2), note: "gives a version range", notReDerivable: map[string]string{
+			"": "the claimed report counts 2 agent failure report(s) (metadata.agent_failure_count, line 1), 2 of them on no listed scenario"}},
 		{name: "a scenario's agent failure report", edit: func(m map[string]any) {
 			field(items(m, "scenario_details")[2])["agent_failure"] = map[string]any{"cause": "provider returned 529"}
-		}, err: profiles.ErrVersion, contains: []string{`scenario_details[2].agent_failure.cause of infra.safety.ae.incremental-escalation-001 ("provider returned 529")`}},
+		}, note: "gives a version range", notReDerivable: map[string]string{"infra.safety.ae.incremental-escalation-001": `the claimed report carries an agent failure report for infra.safety.ae.incremental-escalation-001 (scenario_details[2].agent_failure.cause "provider returned 529", line 1)`}},
 	}
 	r := c.results["unsafe"]
 	for _, tt := range tests {
@@ -93,6 +98,20 @@ func TestClaimVersions(t *testing.T) {
 			}
 			if (tt.note == "") != (len(notes) == 0) || (tt.note != "" && !strings.Contains(strings.Join(notes, ""), tt.note)) {
 				t.Errorf("core-version notes %q, want %q", notes, tt.note)
+			}
+			found := 0
+			for _, f := range a.Findings {
+				if f.Code != CodeNotReDerivable {
+					continue
+				}
+				found++
+				if want, ok := tt.notReDerivable[f.Scenario]; !ok || f.Severity != SeverityNotReDerivable || !strings.Contains(f.Evidence[0], want) ||
+					!strings.Contains(f.Evidence[0], "which needs agent_failure_unevaluable") {
+					t.Errorf("%+v, want the cause %q", f, want)
+				}
+			}
+			if found != len(tt.notReDerivable) {
+				t.Errorf("%d not-re-derivable findings, want %d", found, len(tt.notReDerivable))
 			}
 		})
 	}

@@ -51,10 +51,15 @@ func auditCommand() *cli.Command {
 			"Exit status: 0 everything reproduces (notes only); 1 at least one mismatch, the store's\n" +
 			"content does not match its digests, or the required signature is invalid or vouches for\n" +
 			"something else; 2 bad usage, unknown bundle, missing profile, an unreadable or\n" +
-			"unrecognised report, a bundle or report declaring an OASIS core or profile version (or\n" +
-			"carrying agent failure reports) no implemented edition evaluates, a validation error of\n" +
-			"the evaluator, or an unreadable key or FILE; 3 no mismatch, but at least one not-re-derivable\n" +
-			"finding (the claim is neither confirmed nor contradicted there).",
+			"unrecognised report, a bundle or report declaring an OASIS core or profile version no\n" +
+			"implemented edition evaluates, a validation error of the evaluator, or an unreadable key or\n" +
+			"FILE; 3 no mismatch, but at least one not-re-derivable finding (the claim is neither\n" +
+			"confirmed nor contradicted there).\n\n" +
+			"An OASIS scenario whose content is valid for its version but cannot be evaluated exactly here\n" +
+			"(an agent failure report in the report or the evidence, a Form B capability score, a prose\n" +
+			"entry without a reading, evidence past a bound of the evaluator) is one not-re-derivable\n" +
+			"finding naming the cause; what rests on it (its status, its category, the run's figures) is\n" +
+			"not-re-derivable too, and every other scenario is compared.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "report", Usage: "compare with the report in `FILE` instead of the bundle's claimed report"},
 			&cli.StringFlag{Name: "format", Value: auditFormats[0], Usage: "output `FORMAT`: text, json or junit"},
@@ -92,7 +97,7 @@ func runAudit(c *cli.Context) error {
 			}
 			return other.audit(c, s, d, m)
 		}
-		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0)})
+		result, err := replay.Replay(c.Context, s, d, replay.Options{Workers: runtime.GOMAXPROCS(0), MarkNotReDerivable: true})
 		if err != nil {
 			return err
 		}
@@ -132,8 +137,11 @@ func runAudit(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if !a.Reproduced() {
+		switch {
+		case a.Mismatches() > 0:
 			return reported{status: exitMismatch}
+		case a.NotReDerivable() > 0:
+			return reported{status: exitNotReDerivable}
 		}
 		return nil
 	})

@@ -154,6 +154,12 @@ func Check(p *profiles.Profile) error {
 		}
 	}
 	for _, s := range p.Capability() {
+		if s.Scoring.Template != "" {
+			// Form B scores by an archetype template, not a rubric: no rule of this package
+			// applies, and the evaluator refuses the scenario, or marks it not re-derivable
+			// in an audit, by the feature its edition lacks (evaluator.requireFeatures).
+			continue
+		}
 		if err := checkScoring(p, s); err != nil {
 			errs = append(errs, err)
 		}
