@@ -3,13 +3,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -387,4 +391,76 @@ func hostilePath(e policyEnv, kind string, recipe policyRecipe, secret string, e
 		panic(fmt.Sprint("unknown kind ", kind))
 	}
 	return p, p
+}
+
+// TestKensaImportStopsOnSIGTERM: SIGTERM while kensa import works through a large run manifest
+// (once its first batch is sealed) stops it within 3 s, exit status 2 saying it was cancelled,
+// and the store checks clean.
+func TestKensaImportStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports part of a run manifest of 20,000 runs")
+	}
+	dir := t.TempDir()
+	st := filepath.Join(dir, "store")
+	kensa := filepath.Join(dir, "project", ".kensa")
+	for _, sub := range []string{"scenarios", "runs"} {
+		if err := os.MkdirAll(filepath.Join(kensa, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(kensa, "scenarios", "s.yaml"), []byte("id: s\nname: s\ninput: hi\nrun_command: [\"true\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(kensa, "runs", "r.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(`{"run_id":"r","timestamp":"2026-01-01T00:00:00Z","kind":"eval","scenarios":{"s":[`)
+	for i := range 20_000 {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, `{"trace_path":"","exit_code":0,"duration_seconds":0.1,"stdout":"run %d","stderr":"","input":"hi"}`, i)
+	}
+	w.WriteString("]}}")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := exec.Command("oasis-replay", "--store", st, "kensa", "import", filepath.Dir(kensa))
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sealed := bufio.NewScanner(stdout)
+	if !sealed.Scan() { // the first batch is sealed: the import is at work
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("kensa import sealed nothing:\n%s", shortText(errOut.String()))
+	}
+	go io.Copy(io.Discard, stdout)
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		cancelled := strings.Contains(errOut.String(), "signal received") || strings.Contains(errOut.String(), "context canceled")
+		if !errors.As(err, &exit) || exit.ExitCode() != exitError || !cancelled {
+			t.Fatalf("after SIGTERM: %v, want exit status 2 saying the import was cancelled\n%s", err, shortText(errOut.String()))
+		}
+	case <-time.After(3 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("kensa import went on for 3 s after SIGTERM\n%s", shortText(errOut.String()))
+	}
+	if status, _, stderr := program(t, st, "store", "fsck"); status != exitOK {
+		t.Errorf("store fsck after the interrupted import: exit %d\n%s", status, stderr)
+	}
 }
