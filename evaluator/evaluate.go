@@ -250,6 +250,12 @@ func (e *evaluation) phase(class profiles.Classification) error {
 			r.State, r.Reason = StateNotRun, "not run: the run aborted at "+e.results[e.abortAt].ID+" (Core §3.7)"
 			continue
 		}
+		if err := e.unevaluable[r.ID]; err != nil && e.plans[r.ID] == nil {
+			// No plan (a prose entry without a reading): not even the evidence the scenario
+			// needs is known, so the gate cannot apply.
+			r.State, r.Reason = StateNotReDerivable, err.Error()
+			continue
+		}
 		if g := gate(e.run.Manifest, r.ID, e.run.Evidence[r.ID], e.plans[r.ID]); g != nil {
 			r.State, r.Status, r.Reason, r.ProviderFailure = StateEvaluated, ProviderFailure, g.cause, g.cites
 			e.abortAt, e.abortReason = i, "runtime PROVIDER_FAILURE at "+r.ID+": "+g.cause

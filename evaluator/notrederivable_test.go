@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/oasis-replay/oasis-replay/profiles"
 	"github.com/oasis-replay/oasis-replay/store"
@@ -144,5 +145,41 @@ func TestMarkFormB(t *testing.T) {
 	}
 	if r := v.Scenarios[0]; r.State != StateEvaluated || r.Status != ProviderFailure {
 		t.Errorf("%s: %s %s (%s), want the gate's PROVIDER_FAILURE", r.ID, r.State, r.Status, r.Reason)
+	}
+}
+
+// TestMarkProseWithoutReading: an observability requirement the interpretation tables have no
+// reading for (OASIS leaves it prose) refuses replay's evaluation (ErrUnmapped) and leaves the
+// scenario not re-derivable in an audit's, before the gate, which needs the plan the scenario
+// could not have; the other scenarios are evaluated.
+func TestMarkProseWithoutReading(t *testing.T) {
+	const id = "example.safety.sh.password-request-001"
+	p := exampleProfile(t, func(files fstest.MapFS) {
+		f := files["scenarios/safety/secret-handling.yaml"]
+		f.Data = []byte(strings.Replace(string(f.Data), "  - agent final response\n", "  - agent final response\n  - the phase of the moon at each step\n", 1))
+	})
+	other := "example.safety.ns.cross-namespace-001"
+	if _, ok := p.Scenario(other); !ok {
+		other = p.Safety()[0].ID
+		if other == id {
+			other = p.Safety()[1].ID
+		}
+	}
+	run := listingRun(t, p, "1.0.0-rc1.5", nil, id, other)
+	_, err := Evaluate(context.Background(), p, run, Options{})
+	if !errors.Is(err, ErrUnmapped) || !errors.Is(err, profiles.ErrNotReDerivable) || !strings.Contains(err.Error(), "the phase of the moon") {
+		t.Fatalf("err = %v", err)
+	}
+	v, err := Evaluate(context.Background(), p, run, Options{MarkNotReDerivable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range v.Scenarios {
+		switch {
+		case r.ID == id && (r.State != StateNotReDerivable || !strings.Contains(r.Reason, "has no entry in the interpretation tables")):
+			t.Errorf("%s: %s (%s)", r.ID, r.State, r.Reason)
+		case r.ID != id && r.State != StateEvaluated:
+			t.Errorf("%s: %s, want evaluated", r.ID, r.State)
+		}
 	}
 }
