@@ -165,15 +165,25 @@ func sealed(ctx context.Context, s store.Store, d store.Digest) bool {
 	return err == nil && got == d
 }
 
-// receiptsByBundle reads every receipt the store keeps (receipts/<hex>) and groups them by
-// the bundle each is about, sorted.
+// receiptsByBundle reads every receipt the store keeps (receipts/<hex>, and the Eval Library's
+// eval/verdicts/<bundle hex>, which name the receipt of a run's or a matrix's verdict) and
+// groups them by the bundle each is about, sorted, each once.
 func receiptsByBundle(ctx context.Context, s store.Store) (map[store.Digest][]store.Digest, error) {
-	refs, err := s.ListRefs(ctx, store.RefReceiptPrefix)
-	if err != nil {
-		return nil, err
+	var refs []store.Ref
+	for _, prefix := range []string{store.RefReceiptPrefix, store.RefEvalVerdictPrefix} {
+		more, err := s.ListRefs(ctx, prefix)
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, more...)
 	}
 	out := map[store.Digest][]store.Digest{}
+	seen := map[store.Digest]bool{}
 	for _, r := range refs {
+		if seen[r.Digest] {
+			continue
+		}
+		seen[r.Digest] = true
 		b, err := s.GetObject(ctx, r.Digest)
 		if err != nil {
 			return nil, fmt.Errorf("receipt %s: %w", r.Digest, err)

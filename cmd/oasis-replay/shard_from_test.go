@@ -136,6 +136,10 @@ func TestEvalReportFromShards(t *testing.T) {
 			if k == n && strings.Contains(stderr, "pushed") && !pushedNothing(stderr) {
 				t.Errorf("N=%d: shard %d run again uploaded something: %s", n, i, stderr)
 			}
+			// Each run goes with its receipt (eval/verdicts/<run>), as a referrer.
+			if m := pushedLine.FindStringSubmatch(stderr); m != nil && !strings.Contains(stderr, ", "+m[1]+" receipts") {
+				t.Errorf("N=%d: shard %d did not push one receipt per run: %s", n, i, stderr)
+			}
 		}
 		if status, out, errOut := runArgs(append([]string{"--store", newStore()}, append(matrix, "--from", url, "--push", url)...)...); status != exitMismatch {
 			t.Fatalf("N=%d: eval matrix --from: exit %d\n%s%s", n, status, out, errOut)
