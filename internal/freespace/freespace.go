@@ -60,8 +60,8 @@ func (g *Guard) Admit(n int64) error {
 		g.measured, g.avail, g.since = true, avail, 0
 	}
 	if left := g.avail - g.since - n; left < Margin {
-		return fmt.Errorf("%w: writing %d bytes under %s would leave %s free on its file system, less than the margin of %s kept free for the store: free some space and retry",
-			ErrNoSpace, n, g.dir, mib(max(left, 0)), mib(Margin))
+		return fmt.Errorf("%w: writing %d bytes under %s would leave %d bytes free on its file system, less than the margin of %s (%d bytes) kept free for the store: free some space and retry",
+			ErrNoSpace, n, g.dir, max(left, 0), mib(Margin), int64(Margin))
 	}
 	g.since += n
 	return nil

@@ -46,7 +46,7 @@ func TestRunKeepsFreeSpaceMargin(t *testing.T) {
 			// Room for 1 KiB above the margin: the stream or the body does not fit.
 			opts.freeSpace = func(string) (int64, error) { return freespace.Margin + 1<<10 - used(), nil }
 			_, err = Execute(t.Context(), jobs[0], opts, spool)
-			if !errors.Is(err, command.ErrSpool) || !strings.Contains(err.Error(), "less than the margin of 16 MiB kept free for the store") {
+			if !errors.Is(err, command.ErrSpool) || !strings.Contains(err.Error(), "less than the margin of 16 MiB (16777216 bytes) kept free for the store") {
 				t.Errorf("error %v", err)
 			}
 		})
