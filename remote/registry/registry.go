@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -131,11 +132,50 @@ func (r *Registry) PutManifest(ctx context.Context, d store.Descriptor, b []byte
 			_ = r.repo.Referrers(ctx, ocispec.Descriptor{MediaType: oremote.MediaTypeManifest, Digest: digest.FromBytes(b), Size: int64(len(b))}, "", func([]ocispec.Descriptor) error { return nil })
 		})
 	}
-	err := r.repo.Manifests().Push(ctx, oci(d), bytes.NewReader(b))
+	err := retryBlobRace(ctx, func() error { return r.repo.Manifests().Push(ctx, oci(d), bytes.NewReader(b)) })
 	if errors.Is(err, errdef.ErrAlreadyExists) {
 		return nil
 	}
 	return r.wrap(err, "upload manifest "+d.Digest.String())
+}
+
+// blobRaceWaits are the waits before the attempts after the first of a manifest push the
+// registry refused for a blob it had said it held (retryBlobRace).
+var blobRaceWaits = []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second}
+
+// retryBlobRace runs push again, a few times, while the registry refuses the manifest for a
+// blob: when several clients upload the same blob at once (the shards of one run pushing the
+// bundles they share), distribution 2.8 rewrites the blob's link file in the repository at each
+// commit, and a manifest checked meanwhile reads it empty ("digest invalid", "manifest blob
+// unknown"). Every blob was found or uploaded before the manifest is pushed, so the refusal
+// passes; a blob really missing is still an error after the last attempt.
+func retryBlobRace(ctx context.Context, push func() error) error {
+	err := push()
+	for _, wait := range blobRaceWaits {
+		if !blobRace(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		err = push()
+	}
+	return err
+}
+
+func blobRace(err error) bool {
+	var resp *errcode.ErrorResponse
+	if !errors.As(err, &resp) || resp.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	for _, e := range resp.Errors {
+		if e.Code == "MANIFEST_BLOB_UNKNOWN" || e.Code == "BLOB_UNKNOWN" || e.Code == "DIGEST_INVALID" {
+			return true
+		}
+	}
+	return false
 }
 
 // GetManifest reads a manifest by digest. The size is not known when the manifest was named by
@@ -151,7 +191,7 @@ func (r *Registry) GetManifest(ctx context.Context, d store.Descriptor) ([]byte,
 }
 
 func (r *Registry) SetName(ctx context.Context, name string, d store.Descriptor, b []byte) error {
-	err := r.repo.Manifests().PushReference(ctx, oci(d), bytes.NewReader(b), name)
+	err := retryBlobRace(ctx, func() error { return r.repo.Manifests().PushReference(ctx, oci(d), bytes.NewReader(b), name) })
 	return r.wrap(err, "tag "+name)
 }
 
