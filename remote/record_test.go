@@ -84,7 +84,9 @@ func (m *memBackend) Names(_ context.Context, prefix string) ([]string, error) {
 	return out, nil
 }
 
-func (m *memBackend) Referrers(context.Context, store.Descriptor) ([]Referrer, error) { return nil, nil }
+func (m *memBackend) Referrers(context.Context, store.Descriptor) ([]Referrer, error) {
+	return nil, nil
+}
 
 func (m *memBackend) String() string { return "mem://" }
 
