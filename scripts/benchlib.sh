@@ -7,7 +7,8 @@
 #       prints for each the median wall seconds, CPU seconds (user + system), cores used
 #       (CPU / wall) and peak RSS, then the median of the per-pair ratios A/B of wall and CPU
 #       time. Pairing keeps a ratio meaningful when the machine's speed drifts. Sets
-#       wall_a, cpu_a, rss_a_kib, wall_b, cpu_b, ratio_wall, ratio_cpu.
+#       wall_a, cpu_a, rss_a_kib, wall_b, cpu_b, rss_b_kib, ratio_wall, ratio_cpu, and
+#       max_rss_kib (the highest peak RSS of every timed run of A and B).
 #   single NAME 'COMMAND'
 #       the same for one command alone; sets wall_a, cpu_a, rss_a_kib.
 #   verdict OK: "ok" or "MISSED".
@@ -68,8 +69,9 @@ pair() {
 	wall_a=$m_wall cpu_a=$m_cpu rss_a_kib=$m_rss
 	row "$name_a"
 	stats "$bench_tmp/b"
-	wall_b=$m_wall cpu_b=$m_cpu
+	wall_b=$m_wall cpu_b=$m_cpu rss_b_kib=$m_rss
 	row "$name_b"
+	max_rss_kib=$(cat "$bench_tmp/a" "$bench_tmp/b" | awk '$3 > m { m = $3 } END { print m + 0 }')
 	ratio_wall=$(median "$bench_tmp/ratios" 1)
 	ratio_cpu=$(median "$bench_tmp/ratios" 2)
 	printf '  %-46s wall %8.3f    cpu %8.3f   (median of %d pairs)\n' "$name_a / $name_b" "$ratio_wall" "$ratio_cpu" "$BENCH_RUNS"
