@@ -185,18 +185,7 @@ func (s *Store) cutPack() error {
 		s.packs.bases = active
 	}
 	s.packs.mu.Unlock()
-	// Only a base is read again soon (the next cuts compress with it); any other pack is
-	// decoded when a read asks for it. A base no longer active leaves the cache, so that a
-	// long run of writes keeps a cache of the active bases rather than growing one to its
-	// limit, and the memory a writer holds does not grow with what it has written.
-	if newBase {
-		s.packs.cache.put(n, decodedPack{content: content, alone: true})
-	}
-	for _, b := range bases {
-		if !slices.Contains(active, b) {
-			s.packs.cache.drop(b)
-		}
-	}
+	s.packs.cache.put(n, decodedPack{content: content, alone: c != codecDict})
 	return nil
 }
 
