@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/oasis-replay/oasis-replay/internal/errclass"
+	"github.com/oasis-replay/oasis-replay/internal/freespace"
 	"github.com/oasis-replay/oasis-replay/recorder/command"
 	"github.com/oasis-replay/oasis-replay/store"
 )
@@ -345,7 +346,12 @@ func (a *httpAgent) post(ctx context.Context, request []byte, dir string, out *s
 	return answer, nil
 }
 
-// spoolBody writes head and the rest of body to a file of its own in dir.
+// freeSpace measures the free space of the spool's file system (nil: statfs); tests replace it.
+var freeSpace freespace.Func
+
+// spoolBody writes head and the rest of body to a file of its own in dir, keeping the free
+// space the store keeps (freespace.Margin), as command's captured streams do: an endpoint
+// answering without end must not fill the file system the store is on.
 func spoolBody(dir string, head []byte, body io.Reader) (Spooled, error) {
 	f, err := os.CreateTemp(dir, "answer-*")
 	if err != nil {
@@ -353,11 +359,15 @@ func spoolBody(dir string, head []byte, body io.Reader) (Spooled, error) {
 	}
 	defer f.Close()
 	sp := Spooled{Path: f.Name()}
-	if _, err := f.Write(head); err != nil {
-		return sp, fmt.Errorf("%w: %v", command.ErrSpool, err)
+	w := freespace.New(dir, freeSpace).Writer(f)
+	if _, err := w.Write(head); err != nil {
+		return sp, fmt.Errorf("%w: %w", command.ErrSpool, err)
 	}
-	n, err := io.Copy(f, body)
-	if err != nil {
+	n, err := io.Copy(w, body)
+	switch {
+	case errors.Is(err, freespace.ErrNoSpace):
+		return sp, fmt.Errorf("%w: %w", command.ErrSpool, err)
+	case err != nil:
 		return sp, fmt.Errorf("reading the response: %w", err)
 	}
 	sp.Size = int64(len(head)) + n
