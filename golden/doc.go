@@ -126,6 +126,13 @@
 // either, signature files are left alone (`golden check --key KEY.pub`, `golden update --sign
 // KEY`).
 //
+// # Records
+//
+// A case's outcome also has a form that is the same on every machine, Record (no go-cmp
+// rendering, no timing): what `golden check --json` prints and what a shard pushes to a remote
+// under RecordName, so that the records of N shards, read back, are those of one check.
+// WriteRecords renders them as Report.WriteText renders the check: one renderer serves both.
+//
 // # Adding a case
 //
 // Write <name>.recipe.yaml (or export an archive next to it), run `oasis-replay golden update
