@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -62,7 +61,7 @@ func pullEvalRuns(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		n, err := indexEvalRuns(c.Context, s, rep.Bundles)
+		n, err := evalrun.IndexRuns(c.Context, s, rep.Bundles)
 		if err != nil {
 			return err
 		}
@@ -70,75 +69,6 @@ func pullEvalRuns(c *cli.Context) error {
 			len(rep.Bundles), b, rep.Downloaded, humanBytes(rep.DownloadedBytes), n)
 		return nil
 	})
-}
-
-// indexEvalRuns puts each eval run among bundles in its cell's index (store.EvalCellRuns,
-// named by store.EvalCellRefName). Where two runs hold the same slot (the same cell and run
-// number, recorded by two attempts of a shard), the one of the smaller digest is kept, so that
-// the index, and the matrix sealed from it, do not depend on the order of the pulls.
-func indexEvalRuns(ctx context.Context, s store.Store, bundles []store.Digest) (int, error) {
-	byKey := map[store.Digest]map[int]store.Digest{}
-	cells := map[store.Digest]*store.EvalRun{}
-	n := 0
-	for _, d := range bundles {
-		b, err := s.GetObject(ctx, d)
-		if err != nil {
-			return 0, fmt.Errorf("bundle %s: %w", d, err)
-		}
-		m, err := store.DecodeBundleManifest(b)
-		if err != nil {
-			return 0, fmt.Errorf("bundle %s: %w", d, err)
-		}
-		run, ok := m.(*store.EvalRun)
-		if !ok {
-			continue
-		}
-		n++
-		if byKey[run.Key] == nil {
-			byKey[run.Key], cells[run.Key] = map[int]store.Digest{}, run
-		}
-		if prev, ok := byKey[run.Key][run.Run]; !ok || d.Compare(prev) < 0 {
-			byKey[run.Key][run.Run] = d
-		}
-	}
-	keys := make([]store.Digest, 0, len(byKey))
-	for k := range byKey {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, store.Digest.Compare)
-	for _, k := range keys {
-		cell, err := evalrun.LoadCell(ctx, s, k)
-		if err != nil {
-			return 0, err
-		}
-		if cell == nil {
-			cell = &store.EvalCellRuns{Key: k, Scenario: cells[k].Scenario.ID, Variation: cells[k].Variation.ID}
-		}
-		changed := false
-		for run, d := range byKey[k] {
-			slot := store.EvalRunSlot{Run: run, Bundle: store.Descriptor{MediaType: store.MediaTypeEvalRun, Digest: d}}
-			i, found := slices.BinarySearchFunc(cell.Runs, run, func(s store.EvalRunSlot, run int) int { return s.Run - run })
-			switch {
-			case !found:
-				cell.Runs = slices.Insert(cell.Runs, i, slot)
-				changed = true
-			case d.Compare(cell.Runs[i].Bundle.Digest) < 0:
-				cell.Runs[i] = slot
-				changed = true
-			}
-		}
-		if !changed {
-			continue
-		}
-		desc, err := store.Put(ctx, s, cell)
-		if err != nil {
-			return 0, err
-		}
-		if err := s.SetRef(ctx, store.EvalCellRefName(k), desc.Digest); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
 }
 
 // shardRun is one run of a matrix shard, as --json lists it.

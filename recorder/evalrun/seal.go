@@ -290,13 +290,7 @@ func updateCells(ctx context.Context, st store.Store, runs []Recorded) ([]store.
 			cell = &store.EvalCellRuns{Key: k, Scenario: runs[0].Job.Scenario.ID, Variation: runs[0].Job.Variation.ID}
 		}
 		for _, r := range runs {
-			slot := store.EvalRunSlot{Run: r.Job.Run, Bundle: store.Descriptor{MediaType: store.MediaTypeEvalRun, Digest: r.Bundle}}
-			i, found := slices.BinarySearchFunc(cell.Runs, slot.Run, func(s store.EvalRunSlot, run int) int { return s.Run - run })
-			if found {
-				cell.Runs[i] = slot
-			} else {
-				cell.Runs = slices.Insert(cell.Runs, i, slot)
-			}
+			setSlot(cell, r.Job.Run, r.Bundle, func(store.Digest) bool { return true })
 		}
 		desc, err := store.Put(ctx, st, cell)
 		if err != nil {
@@ -305,6 +299,86 @@ func updateCells(ctx context.Context, st store.Store, runs []Recorded) ([]store.
 		refs = append(refs, store.Ref{Name: store.EvalCellRefName(k), Digest: desc.Digest})
 	}
 	return refs, nil
+}
+
+// setSlot puts bundle d in the slot of run number run of cell, its runs kept in run order; a
+// slot already held is given to d when replace says so of its bundle. It reports whether the
+// cell changed.
+func setSlot(cell *store.EvalCellRuns, run int, d store.Digest, replace func(held store.Digest) bool) bool {
+	slot := store.EvalRunSlot{Run: run, Bundle: store.Descriptor{MediaType: store.MediaTypeEvalRun, Digest: d}}
+	i, found := slices.BinarySearchFunc(cell.Runs, run, func(s store.EvalRunSlot, run int) int { return s.Run - run })
+	switch {
+	case !found:
+		cell.Runs = slices.Insert(cell.Runs, i, slot)
+	case replace(cell.Runs[i].Bundle.Digest):
+		cell.Runs[i] = slot
+	default:
+		return false
+	}
+	return true
+}
+
+// IndexRuns puts each eval run among bundles (runs pulled from a remote, recorded by the shards
+// of a matrix) in its cell's index, as sealing a run does, and returns how many runs it found.
+// Where two runs hold the same slot (the same cell and run number, recorded by two attempts of
+// a shard), the one of the smaller digest is kept, so that the index, and the matrix sealed
+// from it, do not depend on the order of the pulls.
+func IndexRuns(ctx context.Context, st store.Store, bundles []store.Digest) (int, error) {
+	byKey := map[store.Digest]map[int]store.Digest{}
+	first := map[store.Digest]*store.EvalRun{}
+	n := 0
+	for _, d := range bundles {
+		b, err := st.GetObject(ctx, d)
+		if err != nil {
+			return 0, fmt.Errorf("bundle %s: %w", d, err)
+		}
+		m, err := store.DecodeBundleManifest(b)
+		if err != nil {
+			return 0, fmt.Errorf("bundle %s: %w", d, err)
+		}
+		run, ok := m.(*store.EvalRun)
+		if !ok {
+			continue
+		}
+		n++
+		if byKey[run.Key] == nil {
+			byKey[run.Key], first[run.Key] = map[int]store.Digest{}, run
+		}
+		if held, ok := byKey[run.Key][run.Run]; !ok || d.Compare(held) < 0 {
+			byKey[run.Key][run.Run] = d
+		}
+	}
+	keys := make([]store.Digest, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, store.Digest.Compare)
+	for _, k := range keys {
+		cell, err := LoadCell(ctx, st, k)
+		if err != nil {
+			return 0, err
+		}
+		if cell == nil {
+			cell = &store.EvalCellRuns{Key: k, Scenario: first[k].Scenario.ID, Variation: first[k].Variation.ID}
+		}
+		changed := false
+		for run, d := range byKey[k] {
+			if setSlot(cell, run, d, func(held store.Digest) bool { return d.Compare(held) < 0 }) {
+				changed = true
+			}
+		}
+		if !changed {
+			continue
+		}
+		desc, err := store.Put(ctx, st, cell)
+		if err != nil {
+			return 0, fmt.Errorf("evalrun: store cell index: %w", err)
+		}
+		if err := st.SetRef(ctx, store.EvalCellRefName(k), desc.Digest); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // CellReader is what LoadCell reads through.
