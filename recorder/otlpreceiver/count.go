@@ -2,6 +2,7 @@ package otlpreceiver
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,19 +76,23 @@ func (p *pbCounter) malformed(format string, args ...any) error {
 }
 
 func (p *pbCounter) varint() (uint64, error) {
-	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		b, err := p.r.ReadByte()
-		if err != nil {
-			return 0, p.malformed("cut short in a varint")
-		}
-		p.off++
-		v |= uint64(b&0x7f) << shift
-		if b < 0x80 {
-			return v, nil
-		}
+	v, err := binary.ReadUvarint(p)
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return 0, p.malformed("cut short in a varint")
 	}
 	return 0, p.malformed("varint too long")
+}
+
+// ReadByte reads the next byte, counting it in off (binary.ReadUvarint reads through it).
+func (p *pbCounter) ReadByte() (byte, error) {
+	b, err := p.r.ReadByte()
+	if err == nil {
+		p.off++
+	}
+	return b, err
 }
 
 func (p *pbCounter) skip(n uint64) error {
