@@ -3,7 +3,6 @@ package serve
 import (
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -239,15 +238,7 @@ func (s *TokenSigner) SignLogin(subject string, now time.Time, ttl time.Duration
 	if ttl <= 0 || ttl > MaxLoginTTL {
 		return "", fmt.Errorf("%w: a login link's lifetime must be positive and at most %s, got %s", ErrAuthConfig, MaxLoginTTL, ttl)
 	}
-	jti := make([]byte, 16)
-	_, _ = rand.Read(jti)
-	claims := jwt.RegisteredClaims{
-		Subject:   subject,
-		Audience:  jwt.ClaimStrings{LoginAudience},
-		ID:        hex.EncodeToString(jti),
-		IssuedAt:  jwt.NewNumericDate(now),
-		NotBefore: jwt.NewNumericDate(now),
-		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
-	}
-	return jwt.NewWithClaims(s.method, claims).SignedString(s.key)
+	claims := tokenClaims(subject, now, ttl)
+	claims.Audience, claims.ID = jwt.ClaimStrings{LoginAudience}, randomText(16)
+	return s.sign(claims)
 }

@@ -44,11 +44,19 @@ func (s *TokenSigner) Sign(subject string, now time.Time, ttl time.Duration) (st
 	if ttl <= 0 {
 		return "", fmt.Errorf("%w: a token's lifetime must be positive, got %s", ErrAuthConfig, ttl)
 	}
-	claims := jwt.RegisteredClaims{
+	return s.sign(tokenClaims(subject, now, ttl))
+}
+
+// tokenClaims are a token's claims for subject, issued at now and valid for ttl.
+func tokenClaims(subject string, now time.Time, ttl time.Duration) jwt.RegisteredClaims {
+	return jwt.RegisteredClaims{
 		Subject:   subject,
 		IssuedAt:  jwt.NewNumericDate(now),
 		NotBefore: jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 	}
+}
+
+func (s *TokenSigner) sign(claims jwt.RegisteredClaims) (string, error) {
 	return jwt.NewWithClaims(s.method, claims).SignedString(s.key)
 }
